@@ -1,0 +1,520 @@
+/**
+ * The process layer: spawn a program as the leader of its own session and
+ * process group on Deno or Bun, signal the whole group, drain its pipes, and
+ * make sure no group the library started outlives the host process.
+ *
+ * Internal module: only `exec.ts` and `session.ts` import it.
+ *
+ * @module
+ */
+
+import { statSync } from "node:fs";
+
+/** Signals the library sends to a process group. */
+export type GroupSignal = "SIGINT" | "SIGTERM" | "SIGKILL";
+
+/** How a process ended. */
+export interface ExitStatus {
+  /** Exit code, or null when a signal ended the process. */
+  readonly code: number | null;
+  /** Name of the signal that ended the process, or null. */
+  readonly signal: string | null;
+}
+
+/** Options for {@linkcode spawnGroup}. */
+export interface SpawnOptions {
+  readonly cwd?: string;
+  /** Variables added to (or, with `clearEnv`, replacing) the inherited environment. */
+  readonly env?: Record<string, string>;
+  readonly clearEnv?: boolean;
+  /** Give the process a stdin pipe (otherwise stdin is /dev/null). */
+  readonly stdin?: boolean;
+  /** Program used to signal the group when the runtime may not (Deno with scoped --allow-run). */
+  readonly killer?: string;
+}
+
+/** A running process that leads its own process group. */
+export interface GroupProcess {
+  readonly pid: number;
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+  /** Resolves once when the leader exits. */
+  readonly status: Promise<ExitStatus>;
+  /** Writes to stdin; false when the pipe is closed. */
+  write(bytes: Uint8Array): Promise<boolean>;
+  /** Closes stdin; never throws. */
+  closeStdin(): Promise<void>;
+  /** Signals every process of the group; a group that is gone is not an error. */
+  killGroup(signal: GroupSignal): Promise<void>;
+}
+
+// deno-lint-ignore no-explicit-any
+const g = globalThis as any;
+const DenoNs = typeof g.Deno?.Command === "function" ? g.Deno : undefined;
+const BunNs = DenoNs === undefined && typeof g.Bun?.spawn === "function"
+  ? g.Bun
+  : undefined;
+
+/** Name of the runtime the library runs on. */
+export const RUNTIME: "deno" | "bun" | "unsupported" = DenoNs
+  ? "deno"
+  : BunNs
+  ? "bun"
+  : "unsupported";
+
+const BUN_SIGNAL_NAMES: Record<number, string> = {
+  1: "SIGHUP",
+  2: "SIGINT",
+  3: "SIGQUIT",
+  6: "SIGABRT",
+  9: "SIGKILL",
+  11: "SIGSEGV",
+  13: "SIGPIPE",
+  14: "SIGALRM",
+  15: "SIGTERM",
+  24: "SIGXCPU",
+  25: "SIGXFSZ",
+};
+
+/** Error thrown when a program cannot be started. */
+export class SpawnError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "SpawnError";
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Live groups: killed when the host exits or is interrupted.
+
+const live = new Map<number, string>(); // pgid -> killer program
+let hooksInstalled = false;
+
+function killAllSync(): void {
+  if (live.size === 0) return;
+  const groups = [...live.entries()];
+  live.clear();
+  for (const [pgid, killer] of groups) {
+    try {
+      if (directKill()) {
+        if (DenoNs) DenoNs.kill(-pgid, "SIGKILL");
+        else g.process.kill(-pgid, "SIGKILL");
+        continue;
+      }
+    } catch {
+      // fall through to the shell builtin
+    }
+    try {
+      new DenoNs.Command(killer, {
+        args: ["-c", `kill -s KILL -- -${pgid} 2>/dev/null`],
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).outputSync();
+    } catch {
+      // nothing more can be done while the host exits
+    }
+  }
+}
+
+const HOST_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+const HOST_SIGNAL_CODES = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+const signalHandlers = HOST_SIGNALS.map((sig) => () => {
+  killAllSync();
+  if (DenoNs) DenoNs.exit(HOST_SIGNAL_CODES[sig]);
+  else g.process.exit(HOST_SIGNAL_CODES[sig]);
+});
+
+function setHooks(on: boolean): void {
+  if (on === hooksInstalled) return;
+  hooksInstalled = on;
+  if (DenoNs) {
+    if (on) globalThis.addEventListener("unload", killAllSync);
+    else globalThis.removeEventListener("unload", killAllSync);
+    HOST_SIGNALS.forEach((sig, i) => {
+      try {
+        if (on) DenoNs.addSignalListener(sig, signalHandlers[i]);
+        else DenoNs.removeSignalListener(sig, signalHandlers[i]);
+      } catch {
+        // signal listeners are unavailable (e.g. in a restricted worker)
+      }
+    });
+  } else if (g.process?.on) {
+    const proc = g.process;
+    if (on) proc.on("exit", killAllSync);
+    else proc.off("exit", killAllSync);
+    HOST_SIGNALS.forEach((sig, i) => {
+      if (on) proc.on(sig, signalHandlers[i]);
+      else proc.off(sig, signalHandlers[i]);
+    });
+  }
+}
+
+function track(pgid: number, killer: string): void {
+  live.set(pgid, killer);
+  setHooks(true);
+}
+
+function untrack(pgid: number): void {
+  live.delete(pgid);
+  if (live.size === 0) setHooks(false);
+}
+
+/** Number of process groups the library currently keeps alive (for tests). */
+export function liveGroupCount(): number {
+  return live.size;
+}
+
+// ---------------------------------------------------------------------------
+// Killing a group.
+
+let directKillAllowed: boolean | undefined;
+
+/** Whether the runtime may signal a group itself (Deno needs unscoped --allow-run). */
+function directKill(): boolean {
+  if (directKillAllowed !== undefined) return directKillAllowed;
+  if (!DenoNs) return directKillAllowed = true;
+  try {
+    directKillAllowed =
+      DenoNs.permissions.querySync({ name: "run" }).state === "granted";
+  } catch {
+    directKillAllowed = false;
+  }
+  return directKillAllowed;
+}
+
+function isGone(error: unknown): boolean {
+  // deno-lint-ignore no-explicit-any
+  const e = error as any;
+  return e?.code === "ESRCH" || e?.name === "NotFound" ||
+    /ESRCH|No such process/i.test(String(e?.message));
+}
+
+async function killGroup(
+  pgid: number,
+  signal: GroupSignal,
+  killer: string,
+): Promise<void> {
+  if (directKill()) {
+    try {
+      if (DenoNs) DenoNs.kill(-pgid, signal);
+      else g.process.kill(-pgid, signal);
+      return;
+    } catch (error) {
+      if (isGone(error)) return;
+      if (BunNs) throw error;
+      directKillAllowed = false; // refused: use the shell builtin from now on
+    }
+  }
+  const out = await new DenoNs.Command(killer, {
+    args: ["-c", `kill -s ${signal.slice(3)} -- -${pgid} 2>/dev/null; :`],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  if (!out.success) {
+    throw new Error(`Could not send ${signal} to process group ${pgid}`);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Spawning.
+
+function describeSpawnError(
+  argv: readonly string[],
+  options: SpawnOptions,
+  error: unknown,
+): SpawnError {
+  // deno-lint-ignore no-explicit-any
+  const e = error as any;
+  const name = String(e?.name ?? "");
+  const text = String(e?.message ?? e);
+  if (name === "NotCapable" || name === "PermissionDenied" && /run/i.test(text)) {
+    return new SpawnError(
+      `Permission to run "${argv[0]}" was denied: start Deno with --allow-run=${
+        argv[0]
+      }`,
+      { cause: error },
+    );
+  }
+  if (options.cwd !== undefined && !directoryExists(options.cwd)) {
+    return new SpawnError(
+      `Expected cwd to be an existing directory, got "${options.cwd}"`,
+      { cause: error },
+    );
+  }
+  if (name === "NotFound" || /ENOENT|not found|No such file/i.test(text)) {
+    return new SpawnError(
+      `Cannot run "${argv[0]}": the program was not found`,
+      { cause: error },
+    );
+  }
+  return new SpawnError(`Cannot run "${argv[0]}": ${text}`, { cause: error });
+}
+
+function directoryExists(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch (error) {
+    // deno-lint-ignore no-explicit-any
+    const name = (error as any)?.name;
+    // without read permission we cannot tell: assume it exists
+    return name === "NotCapable" || name === "PermissionDenied";
+  }
+}
+
+/**
+ * Starts `argv` as the leader of a new session and process group. The group is
+ * tracked until the leader exits, and killed if the host exits first.
+ */
+export function spawnGroup(
+  argv: readonly string[],
+  options: SpawnOptions = {},
+): GroupProcess {
+  if (RUNTIME === "unsupported") {
+    throw new SpawnError(
+      "Unsupported runtime: bashbox needs Deno (2.5 or later) or Bun",
+    );
+  }
+  const killer = options.killer ?? "bash";
+  const proc = DenoNs
+    ? spawnDeno(argv, options, killer)
+    : spawnBun(argv, options, killer);
+  track(proc.pid, killer);
+  proc.status.then(() => untrack(proc.pid), () => untrack(proc.pid));
+  return proc;
+}
+
+function spawnDeno(
+  argv: readonly string[],
+  options: SpawnOptions,
+  killer: string,
+): GroupProcess {
+  // deno-lint-ignore no-explicit-any
+  let child: any;
+  try {
+    child = new DenoNs.Command(argv[0], {
+      args: argv.slice(1),
+      cwd: options.cwd,
+      env: options.env,
+      clearEnv: options.clearEnv ?? false,
+      stdin: options.stdin ? "piped" : "null",
+      stdout: "piped",
+      stderr: "piped",
+      detached: true,
+    }).spawn();
+  } catch (error) {
+    throw describeSpawnError(argv, options, error);
+  }
+  const pid: number = child.pid;
+  const writer: WritableStreamDefaultWriter<Uint8Array> | undefined = options
+      .stdin
+    ? child.stdin.getWriter()
+    : undefined;
+  let stdinOpen = writer !== undefined;
+  const status: Promise<ExitStatus> = child.status.then((
+    s: { code: number; signal: string | null },
+  ) => ({ code: s.signal ? null : s.code, signal: s.signal ?? null }));
+  return {
+    pid,
+    stdout: child.stdout,
+    stderr: child.stderr,
+    status,
+    async write(bytes) {
+      if (!stdinOpen || !writer) return false;
+      try {
+        await writer.write(bytes);
+        return true;
+      } catch {
+        stdinOpen = false;
+        return false;
+      }
+    },
+    async closeStdin() {
+      if (!stdinOpen || !writer) return;
+      stdinOpen = false;
+      try {
+        await writer.close();
+      } catch {
+        // already closed by the other side
+      }
+    },
+    killGroup: (signal) => killGroup(pid, signal, killer),
+  };
+}
+
+function spawnBun(
+  argv: readonly string[],
+  options: SpawnOptions,
+  killer: string,
+): GroupProcess {
+  const env = options.clearEnv
+    ? { ...options.env }
+    : options.env
+    ? { ...g.process.env, ...options.env }
+    : undefined;
+  // deno-lint-ignore no-explicit-any
+  let child: any;
+  try {
+    child = BunNs.spawn([...argv], {
+      cwd: options.cwd,
+      env,
+      stdin: options.stdin ? "pipe" : "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+      detached: true,
+    });
+  } catch (error) {
+    throw describeSpawnError(argv, options, error);
+  }
+  const pid: number = child.pid;
+  let stdinOpen = options.stdin === true;
+  const status: Promise<ExitStatus> = child.exited.then(() => {
+    const signal: string | null = child.signalCode ?? null;
+    return {
+      code: signal ? null : child.exitCode,
+      signal: typeof signal === "number"
+        ? BUN_SIGNAL_NAMES[signal] ?? `SIG${signal}`
+        : signal,
+    };
+  });
+  return {
+    pid,
+    stdout: child.stdout,
+    stderr: child.stderr,
+    status,
+    async write(bytes) {
+      if (!stdinOpen) return false;
+      try {
+        child.stdin.write(bytes);
+        await child.stdin.flush();
+        return true;
+      } catch {
+        stdinOpen = false;
+        return false;
+      }
+    },
+    async closeStdin() {
+      if (!stdinOpen) return;
+      stdinOpen = false;
+      try {
+        await child.stdin.end();
+      } catch {
+        // already closed by the other side
+      }
+    },
+    killGroup: (signal) => killGroup(pid, signal, killer),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Draining.
+
+const CHUNK_BYTES = 64 * 1024;
+
+/** A running drain of one stream; `stop()` cancels it and waits for the end. */
+export interface Pump {
+  readonly done: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Reads `stream` to its end, handing every chunk to `onChunk`. The chunk is a
+ * view of one reused buffer: valid only during the call. Uses a BYOB reader
+ * where the runtime offers one, so memory stays flat whatever flows through.
+ */
+export function pump(
+  stream: ReadableStream<Uint8Array>,
+  onChunk: (chunk: Uint8Array) => void,
+): Pump {
+  let reader:
+    | ReadableStreamBYOBReader
+    | ReadableStreamDefaultReader<Uint8Array>;
+  let byob = false;
+  try {
+    reader = stream.getReader({ mode: "byob" });
+    byob = true;
+  } catch {
+    reader = stream.getReader();
+  }
+  let stopped = false;
+  const done = (async () => {
+    let buffer = new ArrayBuffer(CHUNK_BYTES);
+    try {
+      while (!stopped) {
+        if (byob) {
+          const { value, done } = await (reader as ReadableStreamBYOBReader)
+            .read(new Uint8Array(buffer, 0, CHUNK_BYTES));
+          if (done || value === undefined) break;
+          buffer = value.buffer as ArrayBuffer;
+          onChunk(value);
+        } else {
+          const { value, done } =
+            await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
+          if (done) break;
+          onChunk(value);
+        }
+      }
+    } catch {
+      // a cancelled or broken stream ends the drain
+    } finally {
+      try {
+        reader.releaseLock();
+      } catch {
+        // a pending read keeps the lock; cancel() below settles it
+      }
+    }
+  })();
+  return {
+    done,
+    async stop() {
+      if (!stopped) {
+        stopped = true;
+        try {
+          await reader.cancel();
+        } catch {
+          // already closed
+        }
+      }
+      await done;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Timers that never outlive their purpose.
+
+/** A promise that resolves after `ms`, and a way to cancel it. */
+export interface Delay {
+  readonly promise: Promise<void>;
+  cancel(): void;
+}
+
+/** Resolves after `ms` milliseconds unless cancelled (then it resolves at once). */
+export function delay(ms: number): Delay {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => resolve = r);
+  const id = setTimeout(resolve, ms);
+  return {
+    promise,
+    cancel() {
+      clearTimeout(id);
+      resolve();
+    },
+  };
+}
+
+/** Waits for `promise` at most `ms`; true when it settled in time. */
+export async function within(
+  promise: Promise<unknown>,
+  ms: number,
+): Promise<boolean> {
+  const timer = delay(ms);
+  let settled = false;
+  await Promise.race([
+    promise.then(() => settled = true, () => settled = true),
+    timer.promise,
+  ]);
+  timer.cancel();
+  return settled;
+}

@@ -1,0 +1,40 @@
+/**
+ * bashbox: run the shell commands an AI model asks for, the way Anthropic's
+ * `bash_20250124` tool expects, without hangs, lost output or leaked
+ * processes.
+ *
+ * - {@linkcode exec}: one command in its own process group, with a deadline
+ *   that kills everything it started and capped head/tail capture.
+ * - {@linkcode BashSession}: one persistent bash whose state carries across
+ *   calls, framed by an unguessable sentinel that carries the exit code.
+ *
+ * @example
+ * ```ts
+ * import { BashSession, exec } from "./mod.ts";
+ *
+ * const once = await exec("uname -s");
+ * console.assert(once.exitCode === 0);
+ *
+ * await using session = new BashSession();
+ * await session.run("cd /tmp");
+ * console.assert((await session.run("pwd")).output.text === "/tmp\n");
+ * ```
+ *
+ * @module
+ */
+
+export type { Capture } from "./_capture.ts";
+export { SpawnError } from "./_runtime.ts";
+export {
+  DEFAULT_KILL_GRACE_MS,
+  DEFAULT_TIMEOUT_MS,
+  exec,
+  type ExecOptions,
+  type ExecResult,
+} from "./exec.ts";
+export {
+  BashSession,
+  type BashSessionOptions,
+  type RunOptions,
+  type SessionResult,
+} from "./session.ts";

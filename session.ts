@@ -1,0 +1,594 @@
+/**
+ * `BashSession`: one persistent bash whose state (cwd, environment, functions,
+ * files) carries across calls, as Anthropic's `bash_20250124` tool expects.
+ *
+ * How a command runs: the host writes one short framing line and then the
+ * command text as data. bash reads the text into a variable with
+ * `read -r -N <bytes>` and runs it with `eval`, so an open quote, an
+ * unterminated heredoc or a trailing backslash can never swallow the framing.
+ * After the command a function prints a sentinel (a per-call random id and a
+ * per-shell secret) followed by `$?` and `$PWD`, through a file descriptor saved
+ * at start, so `exec >file` inside a command cannot hide it. Commands read EOF
+ * on stdin.
+ *
+ * @module
+ */
+
+import {
+  type Capture,
+  CaptureBuffer,
+  checkByteLimit,
+  DEFAULT_HEAD_BYTES,
+  DEFAULT_TAIL_BYTES,
+} from "./_capture.ts";
+import { NONINTERACTIVE_ENV } from "./_env.ts";
+import { SentinelScanner } from "./_framing.ts";
+import {
+  type ExitStatus,
+  type GroupProcess,
+  type GroupSignal,
+  pump,
+  type Pump,
+  spawnGroup,
+  within,
+} from "./_runtime.ts";
+import {
+  checkCommand,
+  checkDuration,
+  DEFAULT_KILL_GRACE_MS,
+  DEFAULT_TIMEOUT_MS,
+} from "./exec.ts";
+
+/** Options for {@linkcode BashSession}. */
+export interface BashSessionOptions {
+  /** Working directory the shell starts in (default: the host's). */
+  cwd?: string;
+  /** Variables set in the shell, over the inherited environment. */
+  env?: Record<string, string>;
+  /** Default deadline of each command in milliseconds (default 120000). */
+  timeoutMs?: number;
+  /** Time from the interrupt to the kill of the whole group (default 500). */
+  killGraceMs?: number;
+  /** Bytes kept from the start of each stream per command (default 256 KiB). */
+  headBytes?: number;
+  /** Bytes kept from the end of each stream per command (default 768 KiB). */
+  tailBytes?: number;
+  /** `"merge"` (default): stdout and stderr in arrival order in `output`; `"separate"`: stderr apart. */
+  stderr?: "merge" | "separate";
+  /** Load the user's login profile (default false: `--noprofile --norc`). */
+  login?: boolean;
+  /** The bash binary (default "bash"). */
+  shell?: string;
+}
+
+/** Options for one {@linkcode BashSession.run} call. */
+export interface RunOptions {
+  /** Deadline of this command (default: the session's). */
+  timeoutMs?: number;
+  /** Stops the command like a deadline does. */
+  signal?: AbortSignal;
+  /** Called with every chunk the command prints (a copy the callee may keep). */
+  onOutput?: (chunk: Uint8Array, stream: "stdout" | "stderr") => void;
+}
+
+/** What {@linkcode BashSession.run} returns. */
+export interface SessionResult {
+  /** stdout and stderr in arrival order, or stdout alone with `stderr: "separate"`. */
+  output: Capture;
+  /** stderr, only with `stderr: "separate"`. */
+  stderr?: Capture;
+  /** `$?` after the command; the shell's exit code if it died; null when a signal ended it. */
+  exitCode: number | null;
+  /** Name of the signal that ended the shell, when one did. */
+  signal: string | null;
+  /** The deadline passed and the command was stopped. */
+  timedOut: boolean;
+  /** The AbortSignal fired and the command was stopped. */
+  aborted: boolean;
+  /** The shell died or was killed and a fresh one replaces it: state was lost. */
+  restarted: boolean;
+  /** The shell's working directory after the command. */
+  cwd: string;
+  /** Wall time of the call, queueing excluded. */
+  durationMs: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+/** Fds the shell keeps for its sentinels, so `exec >file` cannot redirect them. */
+const SENTINEL_OUT_FD = 19;
+const SENTINEL_ERR_FD = 18;
+const DRAIN_AFTER_EXIT_MS = 100;
+
+function randomLetters(n: number): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(n));
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(65 + (b % 26));
+  return s;
+}
+
+const idPool = new Uint32Array(256);
+let idNext = idPool.length;
+function randomId(): string {
+  if (idNext === idPool.length) {
+    crypto.getRandomValues(idPool);
+    idNext = 0;
+  }
+  return idPool[idNext++].toString(16).padStart(8, "0");
+}
+
+type Frame =
+  | { kind: "done"; status: number; cwd: string }
+  | { kind: "exit"; status: ExitStatus };
+
+/** One bash process and the readers of its pipes. */
+class Shell {
+  readonly proc: GroupProcess;
+  readonly secret = randomLetters(16);
+  readonly separate: boolean;
+  readonly out = new SentinelScanner();
+  readonly err = new SentinelScanner();
+  readonly #pumps: Pump[];
+  /** Settles when the shell has exited and its pipes are drained. */
+  readonly gone: Promise<ExitStatus>;
+  exitStatus: ExitStatus | null = null;
+  /** Set when the library itself killed the shell. */
+  killed = false;
+  #onGone: ((frame: Frame) => void) | null = null;
+
+  constructor(options: Required<Pick<BashSessionOptions, "login" | "shell">> & {
+    cwd?: string;
+    env?: Record<string, string>;
+    separate: boolean;
+  }) {
+    this.separate = options.separate;
+    this.proc = spawnGroup(
+      [options.shell, ...(options.login ? ["--login"] : ["--noprofile", "--norc"])],
+      {
+        cwd: options.cwd,
+        env: { ...NONINTERACTIVE_ENV, ...options.env },
+        stdin: true,
+        killer: options.shell,
+      },
+    );
+    this.#pumps = [
+      pump(this.proc.stdout, (c) => this.out.push(c)),
+      pump(
+        this.proc.stderr,
+        this.separate ? (c) => this.err.push(c) : (c) => this.out.pushRaw(c),
+      ),
+    ];
+    this.gone = this.proc.status.then(async (status) => {
+      this.exitStatus = status;
+      const drained = Promise.all(this.#pumps.map((p) => p.done));
+      if (!await within(drained, DRAIN_AFTER_EXIT_MS)) {
+        await this.proc.killGroup("SIGKILL").catch(() => {});
+        if (!await within(drained, DRAIN_AFTER_EXIT_MS)) {
+          await Promise.all(this.#pumps.map((p) => p.stop()));
+        }
+      }
+      await this.proc.closeStdin();
+      this.out.end();
+      this.err.end();
+      this.#onGone?.({ kind: "exit", status });
+      this.#onGone = null;
+      return status;
+    });
+  }
+
+  /** The script bash runs once at start. */
+  initScript(): string {
+    const s = this.secret;
+    const errFrame = this.separate
+      ? `;printf '%s\\036${s}\\0' "$1" >&${SENTINEL_ERR_FD}`
+      : "";
+    return [
+      `exec ${SENTINEL_OUT_FD}>&1 ${
+        this.separate ? `${SENTINEL_ERR_FD}>&2` : "2>&1"
+      }`,
+      "trap : INT",
+      "PS1= PS2= PROMPT_COMMAND=",
+      'export LANG="${LANG:-C.UTF-8}"',
+      "BASH_ARGV0=bash",
+      "__bbr(){ local LC_ALL=C;IFS= read -r -N \"$1\" __bbc; }",
+      `__bbf(){ local s=$?;printf '%s\\036${s}%d %s\\0' "$1" "$s" "$PWD" >&${SENTINEL_OUT_FD}${errFrame};return $s; }`,
+      "",
+    ].join("\n");
+  }
+
+  needle(id: string): Uint8Array {
+    return encoder.encode(`${id}\x1e${this.secret}`);
+  }
+
+  /** Sends a command (or the start-up script) and resolves when it is done or the shell died. */
+  send(
+    script: string,
+    command: Uint8Array | null,
+    sinks: { out: (b: Uint8Array) => void; err: (b: Uint8Array) => void },
+  ): Promise<Frame> {
+    const id = randomId();
+    const needle = this.needle(id);
+    return new Promise<Frame>((resolve) => {
+      let status = -1;
+      let cwd = "";
+      let waiting = this.separate ? 2 : 1;
+      const finish = () => {
+        if (--waiting > 0) return;
+        this.#onGone = null;
+        resolve({ kind: "done", status, cwd });
+      };
+      if (this.exitStatus !== null) {
+        resolve({ kind: "exit", status: this.exitStatus });
+        return;
+      }
+      this.#onGone = resolve;
+      this.out.begin(needle, sinks.out, (trailer) => {
+        const text = decoder.decode(trailer);
+        const space = text.indexOf(" ");
+        status = Number.parseInt(text.slice(0, space), 10);
+        cwd = text.slice(space + 1);
+        finish();
+      });
+      if (this.separate) this.err.begin(needle, sinks.err, finish);
+      const line = command === null
+        ? `${script}__bbf ${id}\n`
+        : `\n__bbr ${command.length};eval "$__bbc" </dev/null;__bbf ${id}\n`;
+      let bytes = encoder.encode(line);
+      if (command !== null) {
+        const both = new Uint8Array(bytes.length + command.length);
+        both.set(bytes);
+        both.set(command, bytes.length);
+        bytes = both;
+      }
+      this.proc.write(bytes);
+    });
+  }
+
+  signal(signal: GroupSignal): Promise<void> {
+    return this.proc.killGroup(signal).catch(() => {});
+  }
+
+  /** Kills the whole group and waits until the shell is gone. */
+  async kill(): Promise<void> {
+    this.killed = true;
+    if (this.exitStatus === null) await this.signal("SIGKILL");
+    await this.gone;
+  }
+}
+
+/**
+ * A persistent bash session. The shell starts on the first {@linkcode run}
+ * (or {@linkcode start}); concurrent calls queue and run one at a time.
+ *
+ * Deadlines: at `timeoutMs` the command's process group gets SIGINT, as Ctrl-C
+ * would give it; a command that stops keeps the session's state
+ * (`timedOut: true, restarted: false`). One that does not gets SIGTERM after
+ * half of `killGraceMs` and SIGKILL at `killGraceMs`, for the whole group;
+ * the next command then runs in a fresh shell (`restarted: true`). Background
+ * jobs (`server &`) live until {@linkcode restart} or {@linkcode close}.
+ *
+ * Bad input (a non-string, empty or NUL-containing command, a run after
+ * `close()`) throws a `TypeError`; a missing `cwd` makes `start()` throw a
+ * `SpawnError`.
+ *
+ * Deno needs `--allow-run=bash` (the shell binary).
+ *
+ * @example State persists across calls
+ * ```ts
+ * import { BashSession } from "./mod.ts";
+ *
+ * await using session = new BashSession();
+ * await session.run("cd /tmp && export GREETING=hi");
+ * const r = await session.run("echo $GREETING from $PWD");
+ * console.assert(r.output.text === "hi from /tmp\n");
+ * console.assert(r.exitCode === 0 && r.cwd === "/tmp");
+ * ```
+ *
+ * @example A deadline stops the command but keeps the shell
+ * ```ts
+ * import { BashSession } from "./mod.ts";
+ *
+ * await using session = new BashSession({ timeoutMs: 200 });
+ * await session.run("x=kept");
+ * const slow = await session.run("sleep 30");
+ * console.assert(slow.timedOut && !slow.restarted);
+ * console.assert((await session.run("echo $x")).output.text === "kept\n");
+ * ```
+ */
+export class BashSession {
+  readonly #options: BashSessionOptions;
+  readonly #timeoutMs: number;
+  readonly #killGraceMs: number;
+  readonly #headBytes: number;
+  readonly #tailBytes: number;
+  #shell: Shell | null = null;
+  #starting: Promise<Shell> | null = null;
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed = false;
+  #cwd = "";
+  #initialCwd = "";
+
+  constructor(options: BashSessionOptions = {}) {
+    if (options === null || typeof options !== "object") {
+      throw new TypeError(
+        `Expected the options to be an object, got ${options === null ? "null" : typeof options}`,
+      );
+    }
+    this.#timeoutMs = checkDuration(
+      "timeoutMs",
+      options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
+    this.#killGraceMs = checkDuration(
+      "killGraceMs",
+      options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+      true,
+    );
+    this.#headBytes = checkByteLimit(
+      "headBytes",
+      options.headBytes ?? DEFAULT_HEAD_BYTES,
+    );
+    this.#tailBytes = checkByteLimit(
+      "tailBytes",
+      options.tailBytes ?? DEFAULT_TAIL_BYTES,
+    );
+    const mode = options.stderr ?? "merge";
+    if (mode !== "merge" && mode !== "separate") {
+      throw new TypeError(
+        `Expected stderr to be "merge" or "separate", got ${JSON.stringify(mode)}`,
+      );
+    }
+    if (options.cwd !== undefined && typeof options.cwd !== "string") {
+      throw new TypeError(`Expected cwd to be a string, got ${typeof options.cwd}`);
+    }
+    this.#options = { ...options };
+  }
+
+  /** Process id of the running shell (also its process-group id), if any. */
+  get pid(): number | undefined {
+    return this.#shell?.exitStatus === null ? this.#shell.proc.pid : undefined;
+  }
+
+  /** True after {@linkcode close}. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Starts the shell now instead of on the first command.
+   *
+   * @example
+   * ```ts
+   * import { BashSession } from "./mod.ts";
+   *
+   * await using session = new BashSession({ cwd: "/tmp" });
+   * await session.start();
+   * console.assert(typeof session.pid === "number");
+   * ```
+   */
+  async start(): Promise<void> {
+    this.#assertOpen();
+    await this.#ensureShell();
+  }
+
+  /**
+   * Runs one command in the session and resolves with its result. Throws a
+   * `TypeError` for a non-string, empty or NUL-containing command, or when the
+   * session is closed.
+   *
+   * @example
+   * ```ts
+   * import { BashSession } from "./mod.ts";
+   *
+   * await using session = new BashSession({ stderr: "separate" });
+   * const r = await session.run("echo out; echo err >&2; false");
+   * console.assert(r.output.text === "out\n" && r.stderr?.text === "err\n");
+   * console.assert(r.exitCode === 1);
+   * ```
+   */
+  run(command: string, options: RunOptions = {}): Promise<SessionResult> {
+    try {
+      this.#assertOpen();
+      checkCommand(command);
+      if (options.timeoutMs !== undefined) {
+        checkDuration("timeoutMs", options.timeoutMs);
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const result = this.#queue.then(() => this.#run(command, options));
+    this.#queue = result.catch(() => {});
+    return result;
+  }
+
+  /**
+   * Kills the shell and everything it started, then starts a fresh one.
+   * A command in flight ends with `restarted: true`.
+   *
+   * @example
+   * ```ts
+   * import { BashSession } from "./mod.ts";
+   *
+   * await using session = new BashSession();
+   * await session.run("export X=1");
+   * await session.restart();
+   * console.assert((await session.run("echo ${X:-unset}")).output.text === "unset\n");
+   * ```
+   */
+  async restart(): Promise<void> {
+    this.#assertOpen();
+    await this.#killShell();
+    const started = this.#queue.then(() => this.#ensureShell());
+    this.#queue = started.catch(() => {});
+    await started;
+  }
+
+  /**
+   * Kills the shell and every process it started; later runs throw. A command
+   * in flight ends at once. Safe to call twice.
+   *
+   * @example
+   * ```ts
+   * import { BashSession } from "./mod.ts";
+   *
+   * const session = new BashSession();
+   * await session.run("sleep 1000 &");
+   * await session.close();
+   * console.assert(session.closed);
+   * ```
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#killShell();
+  }
+
+  /** Same as {@linkcode close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new TypeError("The session is closed");
+  }
+
+  async #killShell(): Promise<void> {
+    const starting = this.#starting;
+    if (starting) await starting.catch(() => {});
+    const shell = this.#shell;
+    this.#shell = null;
+    if (shell) await shell.kill();
+  }
+
+  async #ensureShell(): Promise<Shell> {
+    if (this.#shell && this.#shell.exitStatus === null) return this.#shell;
+    if (this.#starting) return await this.#starting;
+    this.#starting = this.#startShell();
+    try {
+      return await this.#starting;
+    } finally {
+      this.#starting = null;
+    }
+  }
+
+  async #startShell(): Promise<Shell> {
+    const o = this.#options;
+    const shell = new Shell({
+      cwd: o.cwd,
+      env: o.env,
+      login: o.login ?? false,
+      shell: o.shell ?? "bash",
+      separate: o.stderr === "separate",
+    });
+    const startup = new CaptureBuffer(4096, 4096);
+    const frame = await shell.send(shell.initScript(), null, {
+      out: (b) => startup.push(b),
+      err: (b) => startup.push(b),
+    });
+    if (frame.kind === "exit") {
+      await shell.kill();
+      const text = startup.finish().text.trim();
+      throw new Error(
+        `The shell exited while starting (${describeExit(frame.status)})${
+          text ? `: ${text}` : ""
+        }`,
+      );
+    }
+    if (this.#closed) {
+      await shell.kill();
+      throw new TypeError("The session is closed");
+    }
+    this.#cwd = frame.cwd;
+    this.#initialCwd ||= frame.cwd;
+    this.#shell = shell;
+    return shell;
+  }
+
+  async #run(command: string, options: RunOptions): Promise<SessionResult> {
+    this.#assertOpen();
+    const lostBefore = this.#shell !== null && this.#shell.exitStatus !== null &&
+      !this.#shell.killed;
+    const shell = await this.#ensureShell();
+    const started = performance.now();
+    const out = new CaptureBuffer(this.#headBytes, this.#tailBytes);
+    const err = shell.separate
+      ? new CaptureBuffer(this.#headBytes, this.#tailBytes)
+      : null;
+    const onOutput = options.onOutput;
+    const sinks = {
+      out: onOutput
+        ? (b: Uint8Array) => {
+          out.push(b);
+          onOutput(b.slice(), "stdout");
+        }
+        : (b: Uint8Array) => out.push(b),
+      err: onOutput
+        ? (b: Uint8Array) => {
+          err!.push(b);
+          onOutput(b.slice(), "stderr");
+        }
+        : (b: Uint8Array) => err!.push(b),
+    };
+
+    let timedOut = false;
+    let aborted = false;
+    const timers: ReturnType<typeof setTimeout>[] = [];
+    const stop = (why: "timeout" | "abort") => {
+      if (timedOut || aborted) return;
+      if (why === "timeout") timedOut = true;
+      else aborted = true;
+      shell.signal("SIGINT");
+      const grace = this.#killGraceMs;
+      timers.push(setTimeout(() => shell.signal("SIGTERM"), grace / 2));
+      timers.push(setTimeout(() => {
+        shell.killed = true;
+        shell.signal("SIGKILL");
+      }, grace));
+    };
+    const deadline = setTimeout(
+      () => stop("timeout"),
+      options.timeoutMs ?? this.#timeoutMs,
+    );
+    const onAbort = () => stop("abort");
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener("abort", onAbort, { once: true });
+
+    let frame: Frame;
+    try {
+      frame = await shell.send("", encoder.encode(command), sinks);
+    } finally {
+      clearTimeout(deadline);
+      timers.forEach(clearTimeout);
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+
+    let exitCode: number | null;
+    let signal: string | null = null;
+    let restarted = lostBefore;
+    if (frame.kind === "done") {
+      exitCode = frame.status;
+      this.#cwd = frame.cwd;
+    } else {
+      // The shell died: exit, exec, set -e, a kill from outside, or the escalation.
+      await shell.kill();
+      if (this.#shell === shell) this.#shell = null;
+      exitCode = frame.status.code;
+      signal = frame.status.signal;
+      restarted = true;
+      this.#cwd = this.#initialCwd;
+    }
+    return {
+      output: out.finish(),
+      ...(err ? { stderr: err.finish() } : {}),
+      exitCode,
+      signal,
+      timedOut,
+      aborted,
+      restarted,
+      cwd: this.#cwd,
+      durationMs: performance.now() - started,
+    };
+  }
+}
+
+function describeExit(status: ExitStatus): string {
+  return status.signal ? `signal ${status.signal}` : `exit code ${status.code}`;
+}
