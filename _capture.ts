@@ -107,7 +107,10 @@ export class CaptureBuffer {
       return;
     }
     const first = Math.min(rest.length, max - this.#tailEnd);
-    tail.set(first === rest.length ? rest : rest.subarray(0, first), this.#tailEnd);
+    tail.set(
+      first === rest.length ? rest : rest.subarray(0, first),
+      this.#tailEnd,
+    );
     if (first < rest.length) {
       rest = rest.subarray(first);
       tail.set(rest, 0);

@@ -76,8 +76,23 @@ const BUN_SIGNAL_NAMES: Record<number, string> = {
   25: "SIGXFSZ",
 };
 
-/** Error thrown when a program cannot be started. */
+/**
+ * Error thrown when a program cannot be started: a missing program or cwd, or
+ * a permission the runtime refused.
+ *
+ * @example
+ * ```ts
+ * import { exec, SpawnError } from "./mod.ts";
+ *
+ * try {
+ *   await exec("true", { cwd: "/no/such/dir" });
+ * } catch (error) {
+ *   console.assert(error instanceof SpawnError);
+ * }
+ * ```
+ */
 export class SpawnError extends Error {
+  /** Creates the error; `options.cause` holds the runtime's own error. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "SpawnError";
@@ -229,7 +244,9 @@ function describeSpawnError(
   const e = error as any;
   const name = String(e?.name ?? "");
   const text = String(e?.message ?? e);
-  if (name === "NotCapable" || name === "PermissionDenied" && /run/i.test(text)) {
+  if (
+    name === "NotCapable" || name === "PermissionDenied" && /run/i.test(text)
+  ) {
     return new SpawnError(
       `Permission to run "${argv[0]}" was denied: start Deno with --allow-run=${
         argv[0]

@@ -52,7 +52,9 @@ export interface ExecResult {
   timedOut: boolean;
   /** The AbortSignal fired and the command was killed. */
   aborted: boolean;
+  /** The command's stdout, capped to head and tail. */
   stdout: Capture;
+  /** The command's stderr, capped to head and tail. */
   stderr: Capture;
   /** Wall time from start to result. */
   durationMs: number;
@@ -133,7 +135,9 @@ function toArgv(command: string | readonly string[], shell: string): string[] {
     }
   });
   if (command[0] === "") {
-    throw new TypeError("Expected argv[0] to name a program, got an empty string");
+    throw new TypeError(
+      "Expected argv[0] to name a program, got an empty string",
+    );
   }
   return [...command];
 }
@@ -196,7 +200,10 @@ export async function exec(
     throw new TypeError("Expected cwd without NUL bytes");
   }
   if (options.signal?.aborted) {
-    throw new DOMException("The command was aborted before it started", "AbortError");
+    throw new DOMException(
+      "The command was aborted before it started",
+      "AbortError",
+    );
   }
   const input = options.stdin === undefined
     ? undefined

@@ -27,8 +27,8 @@ import {
   type ExitStatus,
   type GroupProcess,
   type GroupSignal,
-  pump,
   type Pump,
+  pump,
   spawnGroup,
   within,
 } from "./_runtime.ts";
@@ -136,14 +136,19 @@ class Shell {
   killed = false;
   #onGone: ((frame: Frame) => void) | null = null;
 
-  constructor(options: Required<Pick<BashSessionOptions, "login" | "shell">> & {
-    cwd?: string;
-    env?: Record<string, string>;
-    separate: boolean;
-  }) {
+  constructor(
+    options: Required<Pick<BashSessionOptions, "login" | "shell">> & {
+      cwd?: string;
+      env?: Record<string, string>;
+      separate: boolean;
+    },
+  ) {
     this.separate = options.separate;
     this.proc = spawnGroup(
-      [options.shell, ...(options.login ? ["--login"] : ["--noprofile", "--norc"])],
+      [
+        options.shell,
+        ...(options.login ? ["--login"] : ["--noprofile", "--norc"]),
+      ],
       {
         cwd: options.cwd,
         env: { ...NONINTERACTIVE_ENV, ...options.env },
@@ -190,7 +195,7 @@ class Shell {
       "PS1= PS2= PROMPT_COMMAND=",
       'export LANG="${LANG:-C.UTF-8}"',
       "BASH_ARGV0=bash",
-      "__bbr(){ local LC_ALL=C;IFS= read -r -N \"$1\" __bbc; }",
+      '__bbr(){ local LC_ALL=C;IFS= read -r -N "$1" __bbc; }',
       `__bbf(){ local s=$?;printf '%s\\036${s}%d %s\\0' "$1" "$s" "$PWD" >&${SENTINEL_OUT_FD}${errFrame};return $s; }`,
       "",
     ].join("\n");
@@ -308,10 +313,13 @@ export class BashSession {
   #cwd = "";
   #initialCwd = "";
 
+  /** Checks the options; the shell itself starts on the first run. */
   constructor(options: BashSessionOptions = {}) {
     if (options === null || typeof options !== "object") {
       throw new TypeError(
-        `Expected the options to be an object, got ${options === null ? "null" : typeof options}`,
+        `Expected the options to be an object, got ${
+          options === null ? "null" : typeof options
+        }`,
       );
     }
     this.#timeoutMs = checkDuration(
@@ -334,11 +342,15 @@ export class BashSession {
     const mode = options.stderr ?? "merge";
     if (mode !== "merge" && mode !== "separate") {
       throw new TypeError(
-        `Expected stderr to be "merge" or "separate", got ${JSON.stringify(mode)}`,
+        `Expected stderr to be "merge" or "separate", got ${
+          JSON.stringify(mode)
+        }`,
       );
     }
     if (options.cwd !== undefined && typeof options.cwd !== "string") {
-      throw new TypeError(`Expected cwd to be a string, got ${typeof options.cwd}`);
+      throw new TypeError(
+        `Expected cwd to be a string, got ${typeof options.cwd}`,
+      );
     }
     this.#options = { ...options };
   }
@@ -504,7 +516,8 @@ export class BashSession {
 
   async #run(command: string, options: RunOptions): Promise<SessionResult> {
     this.#assertOpen();
-    const lostBefore = this.#shell !== null && this.#shell.exitStatus !== null &&
+    const lostBefore = this.#shell !== null &&
+      this.#shell.exitStatus !== null &&
       !this.#shell.killed;
     const shell = await this.#ensureShell();
     const started = performance.now();

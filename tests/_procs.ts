@@ -1,0 +1,47 @@
+/**
+ * Test helpers that look for processes by a unique marker in their command
+ * line, never by name, so tests do not depend on other processes.
+ *
+ * @module
+ */
+
+import { exec } from "../mod.ts";
+
+const FIND = `for d in /proc/[0-9]*; do
+  c=$(tr '\\0' ' ' < "$d/cmdline" 2>/dev/null) || continue
+  case $c in *"$MARK"*) echo "\${d#/proc/}";; esac
+done`;
+
+/** A marker no other process has: use it as `sleep <marker>`. */
+export function marker(): string {
+  const n = crypto.getRandomValues(new Uint32Array(1))[0];
+  return `1000.${String(n).padStart(10, "0")}`;
+}
+
+/** Pids of live (non-zombie) processes whose command line contains `mark`. */
+export async function alive(mark: string): Promise<number[]> {
+  const r = await exec(["bash", "-c", FIND], { env: { MARK: mark } });
+  return r.stdout.text.split("\n").filter(Boolean).map(Number);
+}
+
+/** Waits up to `ms` for every process with `mark` to be gone; returns the survivors. */
+export async function gone(mark: string, ms = 3000): Promise<number[]> {
+  const until = performance.now() + ms;
+  let left = await alive(mark);
+  while (left.length > 0 && performance.now() < until) {
+    await new Promise((r) => setTimeout(r, 50));
+    left = await alive(mark);
+  }
+  return left;
+}
+
+/** Waits up to `ms` until a process with `mark` runs; returns its pids. */
+export async function started(mark: string, ms = 3000): Promise<number[]> {
+  const until = performance.now() + ms;
+  let found = await alive(mark);
+  while (found.length === 0 && performance.now() < until) {
+    await new Promise((r) => setTimeout(r, 20));
+    found = await alive(mark);
+  }
+  return found;
+}
