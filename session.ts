@@ -360,6 +360,11 @@ export class BashSession {
     return this.#shell?.exitStatus === null ? this.#shell.proc.pid : undefined;
   }
 
+  /** The shell's working directory after the last command (undefined before the start). */
+  get cwd(): string | undefined {
+    return this.#cwd === "" ? undefined : this.#cwd;
+  }
+
   /** True after {@linkcode close}. */
   get closed(): boolean {
     return this.#closed;

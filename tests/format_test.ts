@@ -1,0 +1,235 @@
+import { equal, match, ok, throws } from "node:assert/strict";
+import {
+  type CaptureLike,
+  describeStatus,
+  errorToolResult,
+  formatResult,
+  isErrorResult,
+  lastProgram,
+  looksBinary,
+  sanitize,
+  toToolResult,
+} from "../format.ts";
+import { CaptureBuffer } from "../_capture.ts";
+import { test } from "./_harness.ts";
+
+const enc = new TextEncoder();
+
+function capture(text: string, head = 1 << 20, tail = 1 << 20): CaptureLike {
+  const c = new CaptureBuffer(head, tail);
+  c.push(enc.encode(text));
+  return c.finish();
+}
+
+function ok0(text: string) {
+  return { output: capture(text), exitCode: 0, timedOut: false };
+}
+
+test("formatResult() puts the status first and the output after it", () => {
+  equal(formatResult(ok0("hi\n")), "Exit code 0\nhi\n");
+  equal(formatResult({ ...ok0(""), exitCode: 3 }), "Exit code 3\n(no output)");
+});
+
+test("formatResult() names a timeout with its limit, a signal and a restart", () => {
+  const t = formatResult(
+    { output: capture("partial\n"), exitCode: 130, timedOut: true },
+    { timeoutMs: 120_000 },
+  );
+  match(
+    t,
+    /^TIMEOUT: the command ran longer than 120 s and was stopped \(exit code 130\)\npartial\n$/,
+  );
+  const k = formatResult({
+    output: capture(""),
+    exitCode: null,
+    signal: "SIGKILL",
+    timedOut: false,
+    restarted: true,
+  });
+  match(k, /^Killed by SIGKILL/);
+  match(k, /The shell was restarted: its state .* was lost/);
+});
+
+test("formatResult() names the cwd only when it changed", () => {
+  const r = { ...ok0("x\n"), cwd: "/tmp" };
+  equal(formatResult(r, { previousCwd: "/tmp" }), "Exit code 0\nx\n");
+  equal(
+    formatResult(r, { previousCwd: "/" }),
+    "Exit code 0\nWorking directory: /tmp\nx\n",
+  );
+});
+
+test("formatResult() shows stdout and stderr apart when they were kept apart", () => {
+  const t = formatResult({
+    output: capture("o\n"),
+    stderr: capture("e\n"),
+    exitCode: 1,
+    timedOut: false,
+  });
+  equal(t, "Exit code 1\nstdout:\no\nstderr:\ne\n");
+  const onlyErr = formatResult({
+    output: capture(""),
+    stderr: capture("e\n"),
+    exitCode: 1,
+    timedOut: false,
+  });
+  equal(onlyErr, "Exit code 1\nstderr:\ne\n");
+});
+
+test("formatResult() keeps head and tail within the budget and counts what it cut", () => {
+  const lines = Array.from({ length: 2000 }, (_, i) => `line ${i}`).join("\n") +
+    "\n";
+  const t = formatResult(ok0(lines), { maxChars: 1000 });
+  const body = t.slice("Exit code 0\n".length);
+  ok(body.startsWith("line 0\nline 1\n"), body.slice(0, 40));
+  ok(body.endsWith("line 1999\n"));
+  const m = body.match(
+    /\[\.\.\. (\d+) characters \((\d+) lines\) omitted; the output was (\d+) bytes in all \.\.\.\]/,
+  );
+  ok(m, body);
+  const [, chars, omittedLines, total] = m.map(Number);
+  equal(total, lines.length);
+  const shown = body.replace(m[0] + "\n", "");
+  equal(shown.length + chars, lines.length);
+  equal(shown.split("\n").length - 1 + omittedLines, 2000);
+  ok(shown.length <= 1000);
+  // Tail-weighted: more of the end than of the start.
+  const headPart = shown.slice(0, shown.indexOf("\nline 1") + 1);
+  ok(headPart.length < shown.length / 2);
+});
+
+test("formatResult() combines the capture's dropped bytes with its own cut", () => {
+  const big = "a".repeat(5000) + "\n" + "z".repeat(5000) + "\nEND\n";
+  const t = formatResult(
+    { output: capture(big, 3000, 3000), exitCode: 0, timedOut: false },
+    { maxChars: 1000, spillPath: "/tmp/spill.txt" },
+  );
+  match(
+    t,
+    /\[\.\.\. \d+ bytes and \d+ characters \(\d+ lines\) omitted; the output was 10006 bytes in all; the full output is in \/tmp\/spill.txt: read it with sed -n or grep \.\.\.\]/,
+  );
+  ok(t.endsWith("END\n"));
+});
+
+test("formatResult() never cuts inside a character", () => {
+  const emoji = "😀".repeat(2000);
+  const t = formatResult(ok0(emoji), { maxChars: 501 });
+  ok(
+    !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+      .test(t),
+  );
+});
+
+test("formatResult() rejects a bad budget", () => {
+  throws(() => formatResult(ok0("x"), { maxChars: 5 }), /maxChars/);
+  throws(() => formatResult(ok0("x"), { headShare: 2 }), /headShare/);
+});
+
+test("sanitize() strips ANSI escapes of every kind", () => {
+  equal(sanitize("\x1b[1;31mred\x1b[0m plain"), "red plain");
+  equal(sanitize("\x1b]0;title\x07text"), "text");
+  equal(sanitize("\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\"), "link");
+  equal(sanitize("a\x1b(Bb\x1b7c"), "abc");
+  equal(sanitize("\x9b32mgreen"), "green");
+});
+
+test("sanitize() collapses carriage-return progress to each line's final state", () => {
+  equal(sanitize("a\r\nb\r\n"), "a\nb\n");
+  equal(sanitize("  0%\r 50%\r100%\ndone\n"), "100%\ndone\n");
+  equal(sanitize("abcdef\rxy"), "xycdef");
+  equal(sanitize("progress\r\n"), "progress\n");
+  const tqdm = Array.from({ length: 10000 }, (_, i) => `${i}/9999`).join("\r") +
+    "\n";
+  equal(sanitize(tqdm), "9999/9999\n");
+});
+
+test("sanitize() replaces other control characters", () => {
+  equal(sanitize("a\x07b\x00c\td"), "a\ufffdb\ufffdc\td");
+});
+
+test("formatResult() summarises binary output in one line", () => {
+  const t = formatResult(
+    ok0("\x7fELF\x02\x01\x01\x00\x00\x00" + "\x00".repeat(100)),
+  );
+  match(t, /^Exit code 0\n\[binary output: 110 bytes, not shown\]$/);
+  ok(looksBinary("\ufffd\ufffd\ufffdab"));
+  ok(!looksBinary("plain text\twith tab\n"));
+});
+
+test("describeStatus() translates limits and signals into words", () => {
+  equal(
+    describeStatus({ exitCode: 137, timedOut: false }),
+    "Exit code 137 (SIGKILL: killed; out of memory or a limit is likely)",
+  );
+  equal(
+    describeStatus({ exitCode: 153, timedOut: false }),
+    "Exit code 153 (SIGXFSZ: file size limit exceeded)",
+  );
+  equal(
+    describeStatus({ exitCode: null, signal: "SIGXCPU", timedOut: false }),
+    "Killed by SIGXCPU (CPU time limit exceeded)",
+  );
+  equal(
+    describeStatus({ exitCode: null, timedOut: false, aborted: true }),
+    "ABORTED: the command was stopped",
+  );
+});
+
+test("toToolResult() builds the wire block and sets is_error", () => {
+  const good = toToolResult("toolu_1", ok0("x\n"));
+  equal(good.type, "tool_result");
+  equal(good.tool_use_id, "toolu_1");
+  equal(good.content, "Exit code 0\nx\n");
+  equal("is_error" in good, false);
+  equal(toToolResult("t", { ...ok0(""), exitCode: 2 }).is_error, true);
+  equal(
+    toToolResult("t", { ...ok0(""), timedOut: true, exitCode: 130 }).is_error,
+    true,
+  );
+  equal(
+    toToolResult("t", { ...ok0(""), exitCode: null, signal: "SIGKILL" })
+      .is_error,
+    true,
+  );
+});
+
+test("isErrorResult() treats 'no match' exit codes as success, configurably", () => {
+  const one = { exitCode: 1, timedOut: false };
+  for (
+    const command of [
+      "grep x f",
+      "rg x",
+      "diff a b",
+      "cmp a b",
+      "test -f x",
+      "[ -f x ]",
+      "cat f | grep -q y",
+      "cd d && grep x f",
+    ]
+  ) {
+    equal(isErrorResult(one, { command }), false, command);
+  }
+  equal(
+    isErrorResult({ exitCode: 2, timedOut: false }, { command: "grep x f" }),
+    true,
+  );
+  equal(isErrorResult(one, { command: "grep x | wc -l" }), true);
+  equal(isErrorResult(one, { command: "grep x f", benignExitCodes: {} }), true);
+  equal(
+    isErrorResult(one, { command: "make", benignExitCodes: { make: [1] } }),
+    false,
+  );
+});
+
+test("lastProgram() finds the program whose status the command returns", () => {
+  equal(lastProgram("FOO=1 grep x"), "grep");
+  equal(lastProgram("/usr/bin/diff a b"), "diff");
+  equal(lastProgram("echo a; ! grep b c"), "grep");
+  equal(lastProgram("  "), undefined);
+});
+
+test("errorToolResult() marks the block as an error", () => {
+  const b = errorToolResult("t1", "Expected a command");
+  equal(b.is_error, true);
+  equal(b.content, "Error: Expected a command");
+});
