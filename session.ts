@@ -195,6 +195,8 @@ class Shell {
       "PS1= PS2= PROMPT_COMMAND=",
       'export LANG="${LANG:-C.UTF-8}"',
       "BASH_ARGV0=bash",
+      // read -N counts characters: ASCII commands read as they are, others in the C locale.
+      '__bba(){ IFS= read -r -N "$1" __bbc; }',
       '__bbr(){ local LC_ALL=C;IFS= read -r -N "$1" __bbc; }',
       `__bbf(){ local s=$?;printf '%s\\036${s}%d %s\\0' "$1" "$s" "$PWD" >&${SENTINEL_OUT_FD}${errFrame};return $s; }`,
       "",
@@ -208,7 +210,7 @@ class Shell {
   /** Sends a command (or the start-up script) and resolves when it is done or the shell died. */
   send(
     script: string,
-    command: Uint8Array | null,
+    command: string | null,
     sinks: { out: (b: Uint8Array) => void; err: (b: Uint8Array) => void },
   ): Promise<Frame> {
     const id = randomId();
@@ -235,15 +237,19 @@ class Shell {
         finish();
       });
       if (this.separate) this.err.begin(needle, sinks.err, finish);
-      const line = command === null
-        ? `${script}__bbf ${id}\n`
-        : `\n__bbr ${command.length};eval "$__bbc" </dev/null;__bbf ${id}\n`;
-      let bytes = encoder.encode(line);
-      if (command !== null) {
-        const both = new Uint8Array(bytes.length + command.length);
-        both.set(bytes);
-        both.set(command, bytes.length);
-        bytes = both;
+      let bytes: Uint8Array;
+      if (command === null) {
+        bytes = encoder.encode(`${script}__bbf ${id}\n`);
+      } else {
+        const body = encoder.encode(command);
+        // Equal lengths mean every character is ASCII: one byte each.
+        const reader = body.length === command.length ? "a" : "r";
+        const line = encoder.encode(
+          `\n__bb${reader} ${body.length};eval "$__bbc" </dev/null;__bbf ${id}\n`,
+        );
+        bytes = new Uint8Array(line.length + body.length);
+        bytes.set(line);
+        bytes.set(body, line.length);
       }
       this.proc.write(bytes);
     });
@@ -571,7 +577,7 @@ export class BashSession {
 
     let frame: Frame;
     try {
-      frame = await shell.send("", encoder.encode(command), sinks);
+      frame = await shell.send("", command, sinks);
     } finally {
       clearTimeout(deadline);
       timers.forEach(clearTimeout);

@@ -1,1 +1,666 @@
-console.log("bench: not written yet");
+/**
+ * The benchmark suite: round trip, sentinel detection, kill latency, drain
+ * throughput and memory, exec overhead and many sessions, side by side with
+ * the official SDK's `BashSession`, a naive line reader and the physical
+ * floor of this machine. Runs on Deno (`deno run -A bench/main.ts`) and Bun
+ * (`bun bench/main.ts`). `--json` prints one object per measurement;
+ * `--quick` shrinks every size for a smoke run.
+ *
+ * @module
+ */
+
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { BashSession as SdkBashSession } from "@anthropic-ai/sdk/tools/agent-toolset/node";
+import { BashSession, exec } from "../mod.ts";
+import { pump, RUNTIME, spawnGroup } from "../_runtime.ts";
+
+// deno-lint-ignore no-explicit-any
+const g = globalThis as any;
+const args: string[] = g.Deno ? g.Deno.args : g.process.argv.slice(2);
+const JSON_OUT = args.includes("--json");
+const QUICK = args.includes("--quick");
+const runtime = RUNTIME;
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** One measurement. */
+interface Row {
+  name: string;
+  runtime: string;
+  impl: string;
+  unit: string;
+  p50: number;
+  p99?: number;
+  max?: number;
+  ratioToFloor?: number;
+  ratioToSdk?: number;
+  note?: string;
+}
+const rows: Row[] = [];
+const targets: string[] = [];
+
+function log(text: string): void {
+  if (!JSON_OUT) console.log(text);
+}
+
+function pct(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+
+function rss(): number {
+  return g.Deno ? g.Deno.memoryUsage().rss : g.process.memoryUsage().rss;
+}
+
+function now(): number {
+  return performance.now();
+}
+
+function target(ok: boolean, text: string): void {
+  targets.push(`${ok ? "MET " : "MISS"} ${text}`);
+}
+
+// ---------------------------------------------------------------------------
+// Peers.
+
+/** The physical floor: write a fixed marker through a bash pipe and read it back. */
+class Floor {
+  #proc = spawnGroup(["bash", "--noprofile", "--norc"], { stdin: true });
+  #waiter: (() => void) | null = null;
+  #pending = 0;
+  #pump = pump(this.#proc.stdout, (c) => {
+    for (let i = 0; i < c.length; i++) {
+      if (c[i] === 10 && --this.#pending === 0) this.#waiter?.();
+    }
+  });
+  #line = enc.encode("echo\n");
+  roundTrip(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#pending = 1;
+      this.#waiter = resolve;
+      this.#proc.write(this.#line);
+    });
+  }
+  async close(): Promise<void> {
+    await this.#proc.killGroup("SIGKILL");
+    await this.#proc.status;
+    await this.#pump.stop();
+    await this.#proc.closeStdin();
+  }
+}
+
+/** The naive baseline the bash tool docs show: newline sentinel, one line at a time, output in a string. */
+class NaiveSession {
+  #proc = spawnGroup(["bash", "--noprofile", "--norc"], { stdin: true });
+  #buffer = "";
+  #waiter: ((out: string) => void) | null = null;
+  #pump = pump(this.#proc.stdout, (c) => {
+    this.#buffer += dec.decode(c, { stream: true });
+    const at = this.#buffer.indexOf("__NAIVE_END__\n");
+    if (at !== -1 && this.#waiter) {
+      const out = this.#buffer.slice(0, at);
+      this.#buffer = this.#buffer.slice(at + 14);
+      const w = this.#waiter;
+      this.#waiter = null;
+      w(out);
+    }
+  });
+  run(command: string): Promise<string> {
+    return new Promise((resolve) => {
+      this.#waiter = resolve;
+      this.#proc.write(enc.encode(`${command}\necho __NAIVE_END__\n`));
+    });
+  }
+  async close(): Promise<void> {
+    await this.#proc.killGroup("SIGKILL");
+    await this.#proc.status;
+    await this.#pump.stop();
+    await this.#proc.closeStdin();
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 1. Round trip.
+
+async function timeCalls(
+  n: number,
+  call: () => Promise<unknown>,
+): Promise<number[]> {
+  for (let i = 0; i < Math.min(200, n / 5); i++) await call();
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = now();
+    await call();
+    times.push((now() - t) * 1000);
+  }
+  return times;
+}
+
+const latencies: Record<string, number[]> = {};
+
+async function roundTrip(): Promise<void> {
+  const n = QUICK ? 200 : 2000;
+  const floor = new Floor();
+  latencies.floor = await timeCalls(n, () => floor.roundTrip());
+  await floor.close();
+  const naive = new NaiveSession();
+  latencies.naive = await timeCalls(n, () => naive.run("true"));
+  await naive.close();
+  const sdk = new SdkBashSession("/tmp");
+  latencies.sdk = await timeCalls(n, () => sdk.exec("true"));
+  sdk.close();
+  const session = new BashSession();
+  latencies.bashbox = await timeCalls(n, () => session.run("true"));
+  await session.close();
+  const floorP50 = pct(latencies.floor, 50);
+  const sdkP50 = pct(latencies.sdk, 50);
+  for (const impl of ["bashbox", "sdk", "naive", "floor"]) {
+    const t = latencies[impl];
+    rows.push({
+      name: "round trip run('true')",
+      runtime,
+      impl,
+      unit: "µs",
+      p50: pct(t, 50),
+      p99: pct(t, 99),
+      ratioToFloor: pct(t, 50) / floorP50,
+      ratioToSdk: pct(t, 50) / sdkP50,
+    });
+  }
+  const ours = pct(latencies.bashbox, 50);
+  target(
+    ours <= sdkP50,
+    `round trip p50 ${ours.toFixed(0)} µs <= SDK BashSession ${
+      sdkP50.toFixed(0)
+    } µs`,
+  );
+  target(
+    ours <= 3 * floorP50,
+    `round trip p50 ${(ours / floorP50).toFixed(2)}x floor <= 3x`,
+  );
+}
+
+// ---------------------------------------------------------------------------
+// 2. Detection latency: the shell prints $EPOCHREALTIME last; compare with the host clock.
+
+async function detection(): Promise<void> {
+  const n = QUICK ? 100 : 1000;
+  const session = new BashSession();
+  await session.run("true");
+  const lags: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await session.run("printf %s $EPOCHREALTIME");
+    const host = performance.timeOrigin + now();
+    lags.push((host - Number(r.output.text) * 1000) * 1000);
+  }
+  await session.close();
+  const p50 = pct(lags, 50);
+  rows.push({
+    name: "sentinel detection latency",
+    runtime,
+    impl: "bashbox",
+    unit: "µs",
+    p50,
+    p99: pct(lags, 99),
+  });
+  target(p50 <= 100, `detection latency p50 ${p50.toFixed(0)} µs <= 100 µs`);
+}
+
+// ---------------------------------------------------------------------------
+// 3. Kill latency.
+
+function markerPids(mark: string): number[] {
+  const pids: number[] = [];
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8");
+      if (
+        cmd.includes(mark) &&
+        !readFileSync(`/proc/${d}/stat`, "utf8").includes(") Z ")
+      ) {
+        pids.push(Number(d));
+      }
+    } catch {
+      // gone while reading
+    }
+  }
+  return pids;
+}
+
+async function untilGone(mark: string, since: number): Promise<number> {
+  while (markerPids(mark).length > 0) {
+    if (now() - since > 10_000) return Infinity;
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  return now() - since;
+}
+
+async function killLatency(): Promise<void> {
+  const reps = QUICK ? 3 : 10;
+  const timeoutMs = 100;
+  const killGraceMs = 200;
+  const cases: [string, (m: string) => string, "session" | "exec"][] = [
+    ["(a) sleep 30", (m) => `sleep ${m}`, "session"],
+    [
+      "(b) trap '' INT TERM; sleep 30",
+      (m) => `trap '' INT TERM; sleep ${m}`,
+      "session",
+    ],
+    [
+      "(c) background grandchildren (exec)",
+      (m) => `sleep ${m} & (sleep ${m} &); sleep ${m}`,
+      "exec",
+    ],
+  ];
+  for (const [label, make, via] of cases) {
+    const toResult: number[] = [];
+    const toGone: number[] = [];
+    let survivors = 0;
+    const session = new BashSession({ killGraceMs });
+    for (let i = 0; i < reps; i++) {
+      const mark = `1000.${Math.floor(Math.random() * 1e9)}`;
+      const start = now();
+      if (via === "session") await session.run(make(mark), { timeoutMs });
+      else await exec(make(mark), { timeoutMs, killGraceMs });
+      const deadline = start + timeoutMs;
+      toResult.push(now() - deadline);
+      const gone = await untilGone(mark, deadline);
+      if (gone === Infinity) survivors++;
+      toGone.push(gone);
+    }
+    await session.close();
+    rows.push({
+      name: `kill ${label}: deadline to result`,
+      runtime,
+      impl: "bashbox",
+      unit: "ms",
+      p50: pct(toResult, 50),
+      max: Math.max(...toResult),
+    });
+    rows.push({
+      name: `kill ${label}: deadline to no process`,
+      runtime,
+      impl: "bashbox",
+      unit: "ms",
+      p50: pct(toGone, 50),
+      max: Math.max(...toGone),
+      note: `${survivors} survivors`,
+    });
+    const p50 = pct(toResult, 50);
+    if (label.startsWith("(a)")) {
+      target(
+        p50 <= 15,
+        `kill (a) deadline->result p50 ${p50.toFixed(1)} ms <= 15 ms`,
+      );
+    }
+    if (label.startsWith("(b)")) {
+      target(
+        p50 <= killGraceMs + 15,
+        `kill (b) deadline->result p50 ${
+          p50.toFixed(1)
+        } ms <= killGraceMs + 15`,
+      );
+    }
+    target(survivors === 0, `kill ${label}: no survivor (${survivors})`);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 4. Drain throughput and memory.
+
+async function peakDuring(
+  work: () => Promise<unknown>,
+): Promise<{ ms: number; peak: number }> {
+  let peak = rss();
+  const timer = setInterval(() => peak = Math.max(peak, rss()), 5);
+  const t = now();
+  await work();
+  const ms = now() - t;
+  clearInterval(timer);
+  peak = Math.max(peak, rss());
+  return { ms, peak };
+}
+
+async function rawDrain(command: string): Promise<void> {
+  const proc = spawnGroup(["bash", "-c", command]);
+  const p = pump(proc.stdout, () => {});
+  const e = pump(proc.stderr, () => {});
+  await proc.status;
+  await Promise.all([p.done, e.done]);
+}
+
+async function drain(): Promise<void> {
+  const big = QUICK ? 64 << 20 : 1 << 30;
+  const small = 10 << 20;
+  const mb = (bytes: number, ms: number) => bytes / (1 << 20) / (ms / 1000);
+  const session = new BashSession();
+  await session.run("true");
+  const sdk = new SdkBashSession("/tmp");
+  await sdk.exec("true");
+  const results: Record<string, number> = {};
+  for (
+    const [label, gen] of [["zero", "head -c N /dev/zero"], [
+      "lines",
+      "yes | head -c N",
+    ]] as const
+  ) {
+    const cmd = (n: number) => gen.replace("N", String(n));
+    const floor = await peakDuring(() => rawDrain(cmd(big)));
+    results[`floor-${label}`] = mb(big, floor.ms);
+    const s = await peakDuring(() => session.run(cmd(big)));
+    results[`session-${label}`] = mb(big, s.ms);
+    const x = await peakDuring(() => exec(cmd(big)));
+    results[`exec-${label}`] = mb(big, x.ms);
+    const sdkBytes = QUICK ? 16 << 20 : 256 << 20;
+    const k = await peakDuring(() =>
+      sdk.exec(cmd(sdkBytes), { timeoutMs: 120_000 })
+    );
+    results[`sdk-${label}`] = mb(sdkBytes, k.ms);
+    for (const impl of ["session", "exec", "sdk", "floor"]) {
+      const v = results[`${impl}-${label}`];
+      rows.push({
+        name: `drain ${label} (${
+          impl === "sdk" ? sdkBytes >> 20 : big >> 20
+        } MB)`,
+        runtime,
+        impl: impl === "session"
+          ? "bashbox session"
+          : impl === "exec"
+          ? "bashbox exec"
+          : impl,
+        unit: "MB/s",
+        p50: v,
+        ratioToFloor: v / results[`floor-${label}`],
+        ratioToSdk: v / results[`sdk-${label}`],
+      });
+    }
+    const ratio = results[`session-${label}`] / results[`floor-${label}`];
+    target(
+      ratio >= 0.8,
+      `drain ${label}: session ${ratio.toFixed(2)}x floor >= 0.8x`,
+    );
+    const vsSdk = results[`session-${label}`] / results[`sdk-${label}`];
+    target(
+      vsSdk >= 2,
+      `drain ${label}: session ${vsSdk.toFixed(1)}x SDK >= 2x`,
+    );
+  }
+  // Memory: peak RSS for 10 MB versus 1 GB through the session.
+  const base = rss();
+  const m10 = await peakDuring(() => session.run(`head -c ${small} /dev/zero`));
+  const m1g = await peakDuring(() => session.run(`head -c ${big} /dev/zero`));
+  const grow = (m1g.peak - m10.peak) / (1 << 20);
+  rows.push({
+    name: "peak RSS 10 MB run",
+    runtime,
+    impl: "bashbox session",
+    unit: "MB",
+    p50: m10.peak / (1 << 20),
+    note: `host RSS before ${(base / (1 << 20)).toFixed(0)} MB`,
+  });
+  rows.push({
+    name: `peak RSS ${big >> 20} MB run`,
+    runtime,
+    impl: "bashbox session",
+    unit: "MB",
+    p50: m1g.peak / (1 << 20),
+  });
+  target(
+    grow <= 32,
+    `peak RSS for ${big >> 20} MB within 32 MB of the 10 MB run (${
+      grow.toFixed(1)
+    } MB)`,
+  );
+  await session.close();
+  sdk.close();
+}
+
+// ---------------------------------------------------------------------------
+// 5. exec overhead.
+
+async function drainRaw(stream: ReadableStream<Uint8Array>): Promise<void> {
+  const reader = stream.getReader({ mode: "byob" });
+  let buffer = new ArrayBuffer(65536);
+  while (true) {
+    const { value, done } = await reader.read(new Uint8Array(buffer));
+    if (done || !value) break;
+    buffer = value.buffer as ArrayBuffer;
+  }
+}
+
+async function execOverhead(): Promise<void> {
+  const n = QUICK ? 50 : 300;
+  const raw = await timeCalls(n, async () => {
+    const p = spawnGroup(["true"]);
+    const a = pump(p.stdout, () => {});
+    const b = pump(p.stderr, () => {});
+    await p.status;
+    await Promise.all([a.done, b.done]);
+  });
+  // The raw spawn with the same semantics (a new session and process group).
+  // Deno's Command.output() ignores `detached`, so spawn() it is.
+  const direct = await timeCalls(n, async () => {
+    if (g.Deno) {
+      const c = new g.Deno.Command("true", {
+        stdout: "piped",
+        stderr: "piped",
+        detached: true,
+      }).spawn();
+      await Promise.all([drainRaw(c.stdout), drainRaw(c.stderr)]);
+      await c.status;
+    } else {await g.Bun.spawn(["true"], {
+        stdout: "pipe",
+        stderr: "pipe",
+        detached: true,
+      }).exited;}
+  });
+  // ...and without it, to show what setsid itself costs on this runtime.
+  const plain = await timeCalls(n, async () => {
+    if (g.Deno) {
+      await new g.Deno.Command("true", { stdout: "piped", stderr: "piped" })
+        .output();
+    } else {await g.Bun.spawn(["true"], { stdout: "pipe", stderr: "pipe" })
+        .exited;}
+  });
+  const ours = await timeCalls(n, () => exec(["true"]));
+  const ratio = pct(ours, 50) / pct(direct, 50);
+  const name = runtime === "deno" ? "Deno.Command" : "Bun.spawn";
+  rows.push({
+    name: "exec(['true'])",
+    runtime,
+    impl: "bashbox exec",
+    unit: "µs",
+    p50: pct(ours, 50),
+    p99: pct(ours, 99),
+    ratioToFloor: ratio,
+  });
+  rows.push({
+    name: "raw spawn of true, detached (setsid)",
+    runtime,
+    impl: name,
+    unit: "µs",
+    p50: pct(direct, 50),
+    p99: pct(direct, 99),
+    ratioToFloor: 1,
+  });
+  rows.push({
+    name: "raw spawn of true, not detached",
+    runtime,
+    impl: name,
+    unit: "µs",
+    p50: pct(plain, 50),
+    p99: pct(plain, 99),
+    ratioToFloor: pct(plain, 50) / pct(direct, 50),
+  });
+  rows.push({
+    name: "spawnGroup + pumps (internal)",
+    runtime,
+    impl: "spawnGroup",
+    unit: "µs",
+    p50: pct(raw, 50),
+    p99: pct(raw, 99),
+  });
+  target(
+    ratio <= 1.2,
+    `exec overhead ${ratio.toFixed(2)}x raw detached spawn <= 1.2x`,
+  );
+}
+
+// ---------------------------------------------------------------------------
+// 6. Many sessions.
+
+async function manySessions(): Promise<void> {
+  for (const count of QUICK ? [1, 16] : [1, 16, 128]) {
+    const before = rss();
+    const sessions = Array.from({ length: count }, () => new BashSession());
+    await Promise.all(sessions.map((s) => s.start()));
+    const during = rss();
+    const t = now();
+    await Promise.all(sessions.map(async (s, i) => {
+      for (let j = 0; j < 50; j++) {
+        const r = await s.run(`echo ${i}-${j}`);
+        if (r.output.text !== `${i}-${j}\n`) {
+          throw new Error(`Wrong output: ${r.output.text}`);
+        }
+      }
+    }));
+    const ms = now() - t;
+    await Promise.all(sessions.map((s) => s.close()));
+    rows.push({
+      name: `${count} sessions x 50 commands`,
+      runtime,
+      impl: "bashbox",
+      unit: "cmd/s",
+      p50: (count * 50) / (ms / 1000),
+      note: `host RSS per session ${
+        ((during - before) / count / 1024).toFixed(0)
+      } KiB`,
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Report.
+
+function svg(): string {
+  const impls = Object.keys(latencies);
+  const colors = ["#d62728", "#1f77b4", "#2ca02c", "#7f7f7f"];
+  const all = impls.flatMap((k) => latencies[k]);
+  const lo = Math.log10(Math.max(1, Math.min(...all)));
+  const hi = Math.log10(pct(all, 99.9));
+  const W = 720, H = 360, L = 60, B = 40;
+  const x = (v: number) =>
+    L + ((Math.log10(Math.max(v, 1)) - lo) / (hi - lo)) * (W - L - 20);
+  const y = (p: number) => H - B - p * (H - B - 20);
+  const lines = impls.map((k, i) => {
+    const s = [...latencies[k]].sort((a, b) => a - b);
+    const pts = s.filter((_, j) => j % Math.ceil(s.length / 300) === 0).map((
+      v,
+      j,
+      arr,
+    ) => `${x(v).toFixed(1)},${y(j / (arr.length - 1)).toFixed(1)}`);
+    return `<polyline fill="none" stroke="${
+      colors[i]
+    }" stroke-width="2" points="${pts.join(" ")}"/>` +
+      `<text x="${W - 150}" y="${30 + i * 18}" fill="${
+        colors[i]
+      }" font-size="13">${k} p50 ${pct(s, 50).toFixed(0)} µs</text>`;
+  });
+  const ticks = [];
+  for (let e = Math.floor(lo); e <= Math.ceil(hi); e++) {
+    for (const m of [1, 2, 5]) {
+      const v = m * 10 ** e;
+      if (Math.log10(v) < lo || Math.log10(v) > hi) continue;
+      ticks.push(
+        `<line x1="${x(v)}" x2="${x(v)}" y1="${H - B}" y2="${
+          H - B + 5
+        }" stroke="#000"/><text x="${x(v)}" y="${
+          H - B + 18
+        }" font-size="11" text-anchor="middle">${v}</text>`,
+      );
+    }
+  }
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif">
+<rect width="100%" height="100%" fill="#fff"/>
+<text x="${L}" y="16" font-size="14">Round-trip latency CDF, run('true'), ${runtime} (µs, log scale)</text>
+<line x1="${L}" x2="${W - 20}" y1="${H - B}" y2="${H - B}" stroke="#000"/>
+<line x1="${L}" x2="${L}" y1="20" y2="${H - B}" stroke="#000"/>
+<text x="10" y="${y(0.5)}" font-size="11">50 %</text><text x="10" y="${
+    y(1)
+  }" font-size="11">100 %</text>
+${ticks.join("\n")}
+${lines.join("\n")}
+</svg>
+`;
+}
+
+function fmt(v: number | undefined, digits = 1): string {
+  if (v === undefined) return "";
+  if (!Number.isFinite(v)) return String(v);
+  return v >= 100 ? v.toFixed(0) : v.toFixed(digits);
+}
+
+const started = now();
+log(`bashbox bench on ${runtime}${QUICK ? " (quick)" : ""}`);
+for (
+  const [label, step] of [
+    ["round trip", roundTrip],
+    ["detection", detection],
+    // Before the drain: Deno's detached spawn forks, and fork costs grow with the heap.
+    ["exec overhead", execOverhead],
+    ["kill", killLatency],
+    ["drain", drain],
+    ["many sessions", manySessions],
+  ] as const
+) {
+  const t = now();
+  await step();
+  log(`  ${label} done in ${((now() - t) / 1000).toFixed(1)} s`);
+}
+
+mkdirSync("bench/results", { recursive: true });
+writeFileSync(`bench/results/roundtrip-${runtime}.svg`, svg());
+writeFileSync(
+  `bench/results/results-${runtime}.json`,
+  JSON.stringify(rows, null, 2),
+);
+if (JSON_OUT) {
+  console.log(JSON.stringify({ runtime, rows, targets }, null, 2));
+} else {
+  const header = [
+    "measurement",
+    "impl",
+    "p50",
+    "p99/max",
+    "unit",
+    "x floor",
+    "x SDK",
+    "note",
+  ];
+  const table = rows.map((r) => [
+    r.name,
+    r.impl,
+    fmt(r.p50),
+    fmt(r.p99 ?? r.max),
+    r.unit,
+    fmt(r.ratioToFloor, 2),
+    fmt(r.ratioToSdk, 2),
+    r.note ?? "",
+  ]);
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...table.map((r) => r[i].length))
+  );
+  const line = (cells: string[]) =>
+    cells.map((c, i) => c.padEnd(widths[i])).join("  ");
+  console.log("\n" + line(header));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const r of table) console.log(line(r));
+  console.log("\nTargets:");
+  for (const t of targets) console.log(`  ${t}`);
+  console.log(
+    `\n${runtime}: bench took ${
+      ((now() - started) / 1000).toFixed(1)
+    } s; SVG in bench/results/roundtrip-${runtime}.svg`,
+  );
+}
