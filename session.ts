@@ -29,6 +29,7 @@ import {
   type GroupSignal,
   type Pump,
   pump,
+  RUNTIME,
   spawnGroup,
   within,
 } from "./_runtime.ts";
@@ -99,6 +100,12 @@ const decoder = new TextDecoder();
 const SENTINEL_OUT_FD = 19;
 const SENTINEL_ERR_FD = 18;
 const DRAIN_AFTER_EXIT_MS = 100;
+/**
+ * Deno gives the shell a real pipe as stdin, which bash can open again as
+ * `/dev/fd/0` and read its script from (fd 255); Bun gives a socket, which
+ * cannot be opened again.
+ */
+const SCRIPT_FROM_FD = RUNTIME === "deno";
 
 function randomLetters(n: number): string {
   const bytes = crypto.getRandomValues(new Uint8Array(n));
@@ -126,6 +133,7 @@ class Shell {
   readonly proc: GroupProcess;
   readonly secret = randomLetters(16);
   readonly separate: boolean;
+  readonly scriptFd = SCRIPT_FROM_FD;
   readonly out = new SentinelScanner();
   readonly err = new SentinelScanner();
   readonly #pumps: Pump[];
@@ -148,6 +156,7 @@ class Shell {
       [
         options.shell,
         ...(options.login ? ["--login"] : ["--noprofile", "--norc"]),
+        ...(SCRIPT_FROM_FD ? ["/dev/fd/0"] : []),
       ],
       {
         cwd: options.cwd,
@@ -187,7 +196,13 @@ class Shell {
     const errFrame = this.separate
       ? `;printf '%s\\036${s}\\0' "$1" >&${SENTINEL_ERR_FD}`
       : "";
+    // Where bash reads its script: fd 255 when started as `bash /dev/fd/0`
+    // (stdin is then /dev/null for good); otherwise stdin, which each command
+    // gets replaced by /dev/null.
+    const input = this.scriptFd ? " -u 255" : "";
+    const eof = this.scriptFd ? "" : " </dev/null";
     return [
+      ...(this.scriptFd ? ["exec </dev/null"] : []),
       `exec ${SENTINEL_OUT_FD}>&1 ${
         this.separate ? `${SENTINEL_ERR_FD}>&2` : "2>&1"
       }`,
@@ -196,9 +211,16 @@ class Shell {
       'export LANG="${LANG:-C.UTF-8}"',
       "BASH_ARGV0=bash",
       // read -N counts characters: ASCII commands read as they are, others in the C locale.
-      '__bba(){ IFS= read -r -N "$1" __bbc; }',
-      '__bbr(){ local LC_ALL=C;IFS= read -r -N "$1" __bbc; }',
+      `__bba(){ IFS= read -r -N "$1"${input} __bbc; }`,
+      `__bbr(){ local LC_ALL=C;IFS= read -r -N "$1"${input} __bbc; }`,
       `__bbf(){ local s=$?;printf '%s\\036${s}%d %s\\0' "$1" "$s" "$PWD" >&${SENTINEL_OUT_FD}${errFrame};return $s; }`,
+      // The per-call line stays short (bash reads it one byte at a time): the
+      // alias expands in memory. Should a command turn aliases off, the
+      // function of the same name still ends the command.
+      // (The function first: once the alias exists, the name would expand.)
+      `__bbE(){ builtin eval "$__bbc"${eof};__bbf "$1"; }`,
+      "shopt -s expand_aliases",
+      `alias __bbE='builtin eval "$__bbc"${eof};__bbf'`,
       "",
     ].join("\n");
   }
@@ -245,7 +267,7 @@ class Shell {
         // Equal lengths mean every character is ASCII: one byte each.
         const reader = body.length === command.length ? "a" : "r";
         const line = encoder.encode(
-          `\n__bb${reader} ${body.length};eval "$__bbc" </dev/null;__bbf ${id}\n`,
+          `\n__bb${reader} ${body.length};__bbE ${id}\n`,
         );
         bytes = new Uint8Array(line.length + body.length);
         bytes.set(line);
