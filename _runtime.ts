@@ -9,6 +9,7 @@
  */
 
 import { statSync } from "node:fs";
+import { SIGNAL_NAMES } from "./_signals.ts";
 
 /** Signals the library sends to a process group. */
 export type GroupSignal = "SIGINT" | "SIGTERM" | "SIGKILL";
@@ -61,20 +62,6 @@ export const RUNTIME: "deno" | "bun" | "unsupported" = DenoNs
   : BunNs
   ? "bun"
   : "unsupported";
-
-const BUN_SIGNAL_NAMES: Record<number, string> = {
-  1: "SIGHUP",
-  2: "SIGINT",
-  3: "SIGQUIT",
-  6: "SIGABRT",
-  9: "SIGKILL",
-  11: "SIGSEGV",
-  13: "SIGPIPE",
-  14: "SIGALRM",
-  15: "SIGTERM",
-  24: "SIGXCPU",
-  25: "SIGXFSZ",
-};
 
 /**
  * Error thrown when a program cannot be started: a missing program or cwd, or
@@ -391,7 +378,7 @@ function spawnBun(
     return {
       code: signal ? null : child.exitCode,
       signal: typeof signal === "number"
-        ? BUN_SIGNAL_NAMES[signal] ?? `SIG${signal}`
+        ? SIGNAL_NAMES[signal] ?? `SIG${signal}`
         : signal,
     };
   });

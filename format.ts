@@ -10,21 +10,11 @@
  * @module
  */
 
-/** The captured output of one stream (structurally the same as `Capture`). */
-export interface CaptureLike {
-  /** Head, marker and tail, or the whole output. */
-  readonly text: string;
-  /** The kept beginning. */
-  readonly head: string;
-  /** The kept end. */
-  readonly tail: string;
-  /** Every byte of the stream. */
-  readonly totalBytes: number;
-  /** Bytes dropped between head and tail. */
-  readonly omittedBytes: number;
-  /** Whether bytes were dropped. */
-  readonly truncated: boolean;
-}
+import type { Capture } from "./_capture.ts";
+import { SIGNAL_NAMES } from "./_signals.ts";
+
+/** The captured output of one stream: the `Capture` of `exec` and `BashSession`. */
+export type CaptureLike = Capture;
 
 /** The parts of a command result that {@linkcode formatResult} reads. */
 export interface FormattableResult {
@@ -62,22 +52,6 @@ export interface FormatOptions {
 
 /** Default character budget of the output shown to the model. */
 export const DEFAULT_MAX_CHARS = 30_000;
-
-const SIGNAL_NAMES: Record<number, string> = {
-  1: "SIGHUP",
-  2: "SIGINT",
-  3: "SIGQUIT",
-  4: "SIGILL",
-  6: "SIGABRT",
-  8: "SIGFPE",
-  9: "SIGKILL",
-  11: "SIGSEGV",
-  13: "SIGPIPE",
-  14: "SIGALRM",
-  15: "SIGTERM",
-  24: "SIGXCPU",
-  25: "SIGXFSZ",
-};
 
 const SIGNAL_MEANINGS: Record<string, string> = {
   SIGINT: "interrupted",
