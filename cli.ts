@@ -9,7 +9,7 @@
  */
 
 import Anthropic from "@anthropic-ai/sdk";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -17,6 +17,8 @@ import { type ScriptedTurn, startFakeApi } from "./_fake_api.ts";
 import { type AgentEvent, BashTool, runAgent } from "./anthropic.ts";
 import { jsonlAudit } from "./audit.ts";
 import { formatResult } from "./format.ts";
+import { Policy, type PolicyOptions } from "./policy.ts";
+import { redactor } from "./redact.ts";
 import { BashSession } from "./session.ts";
 
 /** Where the CLI writes and what it reads. */
@@ -53,6 +55,7 @@ Options:
   --model <name>     model for agent/demo --api (default ${DEFAULT_MODEL})
   --max-turns <n>    most model calls for agent (default 20)
   --audit <file>     append an audit trail (JSON Lines) to file
+  --policy <p>       readonly, allow-all, or a JSON file {allow, ask, deny, default}
   --json             run: print the tool_result block as JSON
   -h, --help         this text
 
@@ -101,6 +104,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
         model: { type: "string" },
         "max-turns": { type: "string" },
         audit: { type: "string" },
+        policy: { type: "string" },
         json: { type: "boolean" },
         api: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -121,7 +125,15 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   try {
     const timeoutMs = positiveInt("timeout", values.timeout);
     const maxTurns = positiveInt("max-turns", values["max-turns"]);
-    const common = { timeoutMs, cwd: values.cwd, audit: values.audit };
+    const common = {
+      timeoutMs,
+      cwd: values.cwd,
+      audit: values.audit,
+      policy: values.policy === undefined
+        ? undefined
+        : loadPolicy(values.policy),
+      env: io.env,
+    };
     switch (command) {
       case "run":
         if (rest.length !== 1) {
@@ -193,6 +205,39 @@ interface CommonOptions {
   timeoutMs?: number;
   cwd?: string;
   audit?: string;
+  policy?: Policy;
+  env?: Record<string, string | undefined>;
+}
+
+/** `readonly`, `allow-all`, or a JSON file of `{ allow, ask, deny, default }`. */
+function loadPolicy(spec: string): Policy {
+  if (spec === "readonly" || spec === "read-only") return Policy.readOnly();
+  if (spec === "allow-all") return Policy.allowAll();
+  let text: string;
+  try {
+    text = readFileSync(spec, "utf8");
+  } catch (error) {
+    throw new UsageError(
+      `Expected --policy to be readonly, allow-all or a JSON file, got "${spec}" (${
+        (error as Error).message
+      })`,
+    );
+  }
+  let options: PolicyOptions;
+  try {
+    options = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(
+      `The policy file ${spec} is not JSON: ${(error as Error).message}`,
+    );
+  }
+  try {
+    return new Policy(options);
+  } catch (error) {
+    throw new UsageError(
+      `The policy file ${spec} is not valid: ${(error as Error).message}`,
+    );
+  }
 }
 
 function makeTool(options: CommonOptions): BashTool {
@@ -200,6 +245,8 @@ function makeTool(options: CommonOptions): BashTool {
     sessionOptions: { cwd: options.cwd, timeoutMs: options.timeoutMs },
     timeoutMs: options.timeoutMs,
     audit: options.audit ? jsonlAudit(options.audit) : undefined,
+    policy: options.policy,
+    redact: redactor(options.env ?? {}),
   });
 }
 

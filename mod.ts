@@ -82,3 +82,27 @@ export {
   type ToolResultOptions,
   toToolResult,
 } from "./format.ts";
+export {
+  type Assignment,
+  type Command,
+  literal,
+  parse,
+  ParseError,
+  type ParseLimits,
+  type Redirect,
+  type Script,
+  type Statement,
+  type Word,
+  type WordPart,
+} from "./parse.ts";
+export {
+  awkProgramProblem,
+  type Decision,
+  type Limits,
+  limitsScript,
+  Policy,
+  type PolicyOptions,
+  type PolicyResult,
+  sedScriptProblem,
+} from "./policy.ts";
+export { type RedactOptions, redactor, redactSecrets } from "./redact.ts";

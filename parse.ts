@@ -33,12 +33,18 @@ export type WordPart =
     inner: Word[];
     quoted: boolean;
   }
-  | { type: "CmdSubst"; body: Statement[]; backquoted: boolean; quoted: boolean }
+  | {
+    type: "CmdSubst";
+    body: Statement[];
+    backquoted: boolean;
+    quoted: boolean;
+  }
   | { type: "Arith"; expr: string; inner: Word[]; quoted: boolean }
   | { type: "ProcSubst"; dir: "<" | ">"; body: Statement[] };
 
 /** A shell word: its parts and its source text. */
 export interface Word {
+  /** The parts, in order. */
   parts: WordPart[];
   /** The source text of the word. */
   text: string;
@@ -60,18 +66,26 @@ export interface Redirect {
 
 /** A variable assignment before a command or on its own. */
 export interface Assignment {
+  /** The variable name. */
   name: string;
   /** The subscript text of `a[i]=`, if any. */
   index?: string;
+  /** Written `+=`. */
   append: boolean;
   /** The value; for `a=(...)` the elements. */
   value: Word | null;
+  /** The elements of `a=(...)`. */
   array?: Word[];
 }
 
 /** A command of any kind. */
 export type Command =
-  | { type: "Simple"; assigns: Assignment[]; words: Word[]; redirects: Redirect[] }
+  | {
+    type: "Simple";
+    assigns: Assignment[];
+    words: Word[];
+    redirects: Redirect[];
+  }
   | { type: "Pipeline"; commands: Command[]; negated: boolean; timed: boolean }
   | { type: "Logical"; op: "&&" | "||"; left: Command; right: Command }
   | { type: "Subshell"; body: Statement[]; redirects: Redirect[] }
@@ -82,7 +96,13 @@ export type Command =
     otherwise?: Statement[];
     redirects: Redirect[];
   }
-  | { type: "Loop"; kind: "while" | "until"; cond: Statement[]; body: Statement[]; redirects: Redirect[] }
+  | {
+    type: "Loop";
+    kind: "while" | "until";
+    cond: Statement[];
+    body: Statement[];
+    redirects: Redirect[];
+  }
   | {
     type: "For";
     kind: "for" | "select";
@@ -91,8 +111,19 @@ export type Command =
     body: Statement[];
     redirects: Redirect[];
   }
-  | { type: "ArithFor"; exprs: string[]; inner: Word[]; body: Statement[]; redirects: Redirect[] }
-  | { type: "Case"; word: Word; items: { patterns: Word[]; body: Statement[] }[]; redirects: Redirect[] }
+  | {
+    type: "ArithFor";
+    exprs: string[];
+    inner: Word[];
+    body: Statement[];
+    redirects: Redirect[];
+  }
+  | {
+    type: "Case";
+    word: Word;
+    items: { patterns: Word[]; body: Statement[] }[];
+    redirects: Redirect[];
+  }
   | { type: "Function"; name: string; body: Command; redirects: Redirect[] }
   | { type: "ArithCmd"; expr: string; inner: Word[]; redirects: Redirect[] }
   | { type: "Test"; words: Word[]; redirects: Redirect[] }
@@ -100,13 +131,17 @@ export type Command =
 
 /** A command with how it ends: `&` runs it in the background. */
 export interface Statement {
+  /** The command. */
   command: Command;
+  /** Ended by `&`. */
   background: boolean;
 }
 
 /** The result of {@linkcode parse}. */
 export interface Script {
+  /** Always "Script". */
   type: "Script";
+  /** The top-level statements. */
   body: Statement[];
 }
 
@@ -171,7 +206,6 @@ const RESERVED = new Set([
 ]);
 
 const META = new Set([" ", "\t", "\n", ";", "&", "|", "<", ">", "(", ")"]);
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const REDIRECT =
   /^(\d+|\{[A-Za-z_][A-Za-z0-9_]*\})?(<<<|<<-|<<|<>|<&|>&|>>|>\||&>>|&>|<|>)/;
 
@@ -195,7 +229,9 @@ interface PendingHeredoc {
  */
 export function parse(source: string, limits: ParseLimits = {}): Script {
   if (typeof source !== "string") {
-    throw new TypeError(`Expected the source to be a string, got ${typeof source}`);
+    throw new TypeError(
+      `Expected the source to be a string, got ${typeof source}`,
+    );
   }
   const p = new Parser(source, limits);
   return p.script();
@@ -283,7 +319,9 @@ class Parser {
 
   /** The next operator at the cursor, if any. */
   operator(): string | null {
-    for (const op of [";;&", ";;", ";&", "&&", "||", "|&", ";", "&", "|", "(", ")"]) {
+    for (
+      const op of [";;&", ";;", ";&", "&&", "||", "|&", ";", "&", "|", "(", ")"]
+    ) {
       if (this.startsWith(op)) return op;
     }
     return null;
@@ -291,7 +329,9 @@ class Parser {
 
   /** The literal reserved word at the cursor, if one is there. */
   reserved(): string | null {
-    const m = /^(?:[a-z]+|\{|\}|!|\[\[|\]\])/.exec(this.src.slice(this.pos, this.pos + 9));
+    const m = /^(?:[a-z]+|\{|\}|!|\[\[|\]\])/.exec(
+      this.src.slice(this.pos, this.pos + 9),
+    );
     if (!m) return null;
     const w = m[0];
     if (!RESERVED.has(w)) return null;
@@ -334,8 +374,13 @@ class Parser {
       if (word !== null && stops.includes(word)) break;
       const op = this.operator();
       if (op === ")" && stops.includes(")")) break;
-      if (op !== null && (op.startsWith(";;") || op === ";&") && stops.includes(";;")) break;
-      if (op !== null && op !== "(") this.fail(`syntax error near unexpected token \`${op}'`);
+      if (
+        op !== null && (op.startsWith(";;") || op === ";&") &&
+        stops.includes(";;")
+      ) break;
+      if (op !== null && op !== "(") {
+        this.fail(`syntax error near unexpected token \`${op}'`);
+      }
       const command = this.andOr();
       this.skipBlanks();
       const sep = this.operator();
@@ -353,7 +398,11 @@ class Parser {
       break;
     }
     if (!allowEmpty && out.length === 0) {
-      this.fail(`syntax error near unexpected token \`${this.tokenAt() || "end of file"}'`);
+      this.fail(
+        `syntax error near unexpected token \`${
+          this.tokenAt() || "end of file"
+        }'`,
+      );
     }
     return out;
   }
@@ -381,13 +430,25 @@ class Parser {
         timed = true;
         this.pos += 4;
         this.skipBlanks();
-        if (this.startsWith("-p") && (META.has(this.peek(2)) || this.peek(2) === "")) this.pos += 2;
+        if (
+          this.startsWith("-p") &&
+          (META.has(this.peek(2)) || this.peek(2) === "")
+        ) this.pos += 2;
         this.skipBlanks();
       } else if (w === "!") {
         negated = !negated;
         this.pos++;
         this.skipBlanks();
       } else break;
+    }
+    if (timed || negated) {
+      const c = this.peek();
+      if (
+        c === "" || c === "\n" || c === ";" ||
+        (c === "&" && this.peek(1) !== ">")
+      ) {
+        return { type: "Pipeline", commands: [], negated, timed };
+      }
     }
     const commands = [this.command()];
     for (;;) {
@@ -455,9 +516,17 @@ class Parser {
         case "coproc": {
           this.pos += 6;
           this.skipBlanks();
+          // `coproc NAME compound`: a name, then a compound command.
+          const named =
+            /^[A-Za-z_][A-Za-z0-9_]*[ \t]+(?=\{[ \t\n]|\(|(if|while|until|for|case|select)[ \t\n]|\[\[[ \t])/
+              .exec(
+                this.src.slice(this.pos, this.pos + 300),
+              );
+          if (named) this.pos += named[0].length;
           command = { type: "Coproc", body: this.command() };
           return command;
         }
+        case "!": // only at the start of a pipeline
         case "then":
         case "elif":
         case "else":
@@ -474,7 +543,12 @@ class Parser {
         if (this.peek(1) === "(") {
           const arith = this.tryArith(2);
           if (arith !== null) {
-            command = { type: "ArithCmd", expr: arith.expr, inner: arith.inner, redirects: [] };
+            command = {
+              type: "ArithCmd",
+              expr: arith.expr,
+              inner: arith.inner,
+              redirects: [],
+            };
           }
         }
         if (command === null) {
@@ -560,13 +634,23 @@ class Parser {
       this.skipNewlines();
       const body = this.doGroup();
       const exprs = arith.expr.split(";");
-      if (exprs.length !== 3) this.fail("syntax error: expected three expressions in for (( ))");
-      return { type: "ArithFor", exprs, inner: arith.inner, body, redirects: [] };
+      if (exprs.length !== 3) {
+        this.fail("syntax error: expected three expressions in for (( ))");
+      }
+      return {
+        type: "ArithFor",
+        exprs,
+        inner: arith.inner,
+        body,
+        redirects: [],
+      };
     }
-    const start = this.pos;
     const nameWord = this.word();
-    if (nameWord === null || !NAME.test(nameWord.text)) {
-      this.fail(`\`${nameWord?.text ?? this.peek()}': not a valid identifier`, start);
+    // bash checks the name only when the loop runs (`for 1 in ...` parses).
+    if (nameWord === null) {
+      this.fail(
+        `syntax error near unexpected token \`${this.tokenAt() || "newline"}'`,
+      );
     }
     this.skipBlanks();
     let items: Word[] | null = null;
@@ -580,7 +664,9 @@ class Parser {
         const c = this.peek();
         if (c === ";" || c === "\n" || c === "") break;
         const w = this.word();
-        if (w === null) this.fail(`syntax error near unexpected token \`${this.tokenAt()}'`);
+        if (w === null) {
+          this.fail(`syntax error near unexpected token \`${this.tokenAt()}'`);
+        }
         items.push(w);
       }
       if (this.peek() === ";") this.pos++;
@@ -591,7 +677,14 @@ class Parser {
     }
     this.skipNewlines();
     const body = this.doGroup();
-    return { type: "For", kind, name: nameWord.text, items, body, redirects: [] };
+    return {
+      type: "For",
+      kind,
+      name: nameWord.text,
+      items,
+      body,
+      redirects: [],
+    };
   }
 
   doGroup(): Statement[] {
@@ -623,13 +716,17 @@ class Parser {
         this.pos += 4;
         break;
       }
-      if (this.eof()) this.fail("syntax error: unexpected end of file, expected `esac'");
+      if (this.eof()) {
+        this.fail("syntax error: unexpected end of file, expected `esac'");
+      }
       if (this.peek() === "(") this.pos++;
       const patterns: Word[] = [];
       for (;;) {
         this.skipBlanks();
         const w = this.word(true);
-        if (w === null) this.fail(`syntax error near unexpected token \`${this.tokenAt()}'`);
+        if (w === null) {
+          this.fail(`syntax error near unexpected token \`${this.tokenAt()}'`);
+        }
         patterns.push(w);
         this.skipBlanks();
         if (this.peek() === "|") {
@@ -673,7 +770,9 @@ class Parser {
     else if (this.peek() === "(") {
       this.pos++;
       this.skipBlanks();
-      if (this.peek() !== ")") this.fail("syntax error near unexpected token `('");
+      if (this.peek() !== ")") {
+        this.fail("syntax error near unexpected token `('");
+      }
       this.pos++;
     }
     this.skipNewlines();
@@ -683,9 +782,13 @@ class Parser {
   functionBody(): Command {
     this.skipNewlines();
     const w = this.reserved();
-    const compound = w === "{" || w === "if" || w === "while" || w === "until" ||
-      w === "for" || w === "case" || w === "select" || w === "[[" || this.peek() === "(";
-    if (!compound) this.fail(`syntax error near unexpected token \`${this.tokenAt()}'`);
+    const compound = w === "{" || w === "if" || w === "while" ||
+      w === "until" ||
+      w === "for" || w === "case" || w === "select" || w === "[[" ||
+      this.peek() === "(";
+    if (!compound) {
+      this.fail(`syntax error near unexpected token \`${this.tokenAt()}'`);
+    }
     return this.command();
   }
 
@@ -699,7 +802,9 @@ class Parser {
         this.readHeredocs();
         continue;
       }
-      if (this.eof()) this.fail("syntax error: unexpected end of file, expected `]]'");
+      if (this.eof()) {
+        this.fail("syntax error: unexpected end of file, expected `]]'");
+      }
       if (this.reserved() === "]]") {
         this.pos += 2;
         break;
@@ -708,20 +813,25 @@ class Parser {
       for (const op of ["&&", "||", "(", ")", "!", "<", ">"]) {
         if (this.startsWith(op)) {
           this.pos += op.length;
-          words.push({ parts: [{ type: "Lit", value: op, quoted: false }], text: op, offset: start });
+          words.push({
+            parts: [{ type: "Lit", value: op, quoted: false }],
+            text: op,
+            offset: start,
+          });
           break;
         }
       }
       if (this.pos !== start) continue;
       if (this.peek() === ";" || this.peek() === "|" || this.peek() === "&") {
-        this.fail(`syntax error in conditional expression: unexpected token \`${this.peek()}'`);
+        this.fail(
+          `syntax error in conditional expression: unexpected token \`${this.peek()}'`,
+        );
       }
       const prev = words[words.length - 1]?.text;
       const w = prev === "=~" ? this.regexWord() : this.word();
       if (w === null) this.fail("syntax error in conditional expression");
       words.push(w);
     }
-    if (words.length === 0) this.fail("syntax error near `]]'");
     return { type: "Test", words, redirects: [] };
   }
 
@@ -748,7 +858,9 @@ class Parser {
         continue;
       }
       if (c === "|" || c === "<" || c === ">" || c === "&" || c === ";") {
-        if (depth === 0 && (c === ";" || c === "&" || this.startsWith("||"))) break;
+        if (depth === 0 && (c === ";" || c === "&" || this.startsWith("||"))) {
+          break;
+        }
         this.pos++;
         parts.push({ type: "Lit", value: c, quoted: false });
         continue;
@@ -772,9 +884,14 @@ class Parser {
         continue;
       }
       const c = this.peek();
-      if (c === "" || c === "\n" || c === ";" || c === "&" || c === "|" || c === ")") break;
+      if (
+        c === "" || c === "\n" || c === ";" || c === "&" || c === "|" ||
+        c === ")"
+      ) break;
       if (c === "(") {
-        if (words.length === 1 && assigns.length === 0 && redirects.length === 0) {
+        if (
+          words.length === 1 && assigns.length === 0 && redirects.length === 0
+        ) {
           // name() compound
           const save = this.pos;
           this.pos++;
@@ -785,7 +902,12 @@ class Parser {
             if (!/^[^ \t\n;&|<>()$`"'\\]+$/.test(name)) {
               this.fail(`\`${name}': not a valid identifier`, words[0].offset);
             }
-            return { type: "Function", name, body: this.functionBody(), redirects: [] };
+            return {
+              type: "Function",
+              name,
+              body: this.functionBody(),
+              redirects: [],
+            };
           }
           this.pos = save;
         }
@@ -803,7 +925,9 @@ class Parser {
       words.push(w);
     }
     if (words.length === 0 && assigns.length === 0 && redirects.length === 0) {
-      this.fail(`syntax error near unexpected token \`${this.tokenAt() || "newline"}'`);
+      this.fail(
+        `syntax error near unexpected token \`${this.tokenAt() || "newline"}'`,
+      );
     }
     return { type: "Simple", assigns, words, redirects };
   }
@@ -826,9 +950,13 @@ class Parser {
           this.pos++;
           break;
         }
-        if (this.eof()) this.fail("syntax error: unexpected end of file, expected `)'");
+        if (this.eof()) {
+          this.fail("syntax error: unexpected end of file, expected `)'");
+        }
         const w = this.word();
-        if (w === null) this.fail(`syntax error near unexpected token \`${this.tokenAt()}'`);
+        if (w === null) {
+          this.fail(`syntax error near unexpected token \`${this.tokenAt()}'`);
+        }
         array.push(w);
       }
       return { name, index, append, value: null, array };
@@ -842,22 +970,36 @@ class Parser {
     const m = REDIRECT.exec(this.src.slice(this.pos, this.pos + 64));
     if (!m) return null;
     // `<(` and `>(` are process substitutions, not redirections.
-    if (!m[1] && (m[2] === "<" || m[2] === ">") && this.peek(1) === "(") return null;
+    if (!m[1] && (m[2] === "<" || m[2] === ">") && this.peek(1) === "(") {
+      return null;
+    }
     const start = this.pos;
     this.pos += m[0].length;
     const op = m[2];
     this.skipBlanks();
     const target = this.word();
     if (target === null) {
-      this.fail(`syntax error near unexpected token \`${this.tokenAt() || "newline"}'`, start);
+      this.fail(
+        `syntax error near unexpected token \`${this.tokenAt() || "newline"}'`,
+        start,
+      );
     }
     const redirect: Redirect = { op, target, ...(m[1] ? { fd: m[1] } : {}) };
     if (op === "<<" || op === "<<-") {
       const quoted = target.parts.some((p) => p.type === "Lit" && p.quoted) ||
         /["'\\]/.test(target.text);
-      const delimiter = target.parts.map((p) => (p.type === "Lit" ? p.value : "")).join("");
-      redirect.heredoc = { body: { parts: [], text: "", offset: this.pos }, quoted };
-      this.heredocs.push({ redirect, delimiter: quoted ? delimiter : target.text, strip: op === "<<-" });
+      const delimiter = target.parts.map((
+        p,
+      ) => (p.type === "Lit" ? p.value : "")).join("");
+      redirect.heredoc = {
+        body: { parts: [], text: "", offset: this.pos },
+        quoted,
+      };
+      this.heredocs.push({
+        redirect,
+        delimiter: quoted ? delimiter : target.text,
+        strip: op === "<<-",
+      });
     }
     return redirect;
   }
@@ -885,7 +1027,11 @@ class Parser {
       let text = this.src.slice(start, bodyEnd);
       if (h.strip) text = text.replace(/^\t+/gm, "");
       const body: Word = h.redirect.heredoc!.quoted
-        ? { parts: [{ type: "Lit", value: text, quoted: true }], text, offset: start }
+        ? {
+          parts: [{ type: "Lit", value: text, quoted: true }],
+          text,
+          offset: start,
+        }
         : this.subParse(text, start, (p) => p.heredocBody());
       h.redirect.heredoc!.body = body;
       this.pos = next;
@@ -894,14 +1040,23 @@ class Parser {
 
   /** Parses `text` (a slice of the source at `offset`) with a fresh parser. */
   subParse<T>(text: string, offset: number, f: (p: Parser) => T): T {
-    const p = new Parser(text, { maxLength: Infinity, maxDepth: this.maxDepth - this.depth, maxCommands: this.maxCommands - this.commands });
+    const p = new Parser(text, {
+      maxLength: Infinity,
+      maxDepth: this.maxDepth - this.depth,
+      maxCommands: this.maxCommands - this.commands,
+    });
     try {
       const out = f(p);
       this.commands += p.commands;
       return out;
     } catch (e) {
       if (e instanceof ParseError) {
-        throw new ParseError(e.message.replace(/ \(line \d+, column \d+\)$/, ""), this.src, offset + e.offset, e.limit);
+        throw new ParseError(
+          e.message.replace(/ \(line \d+, column \d+\)$/, ""),
+          this.src,
+          offset + e.offset,
+          e.limit,
+        );
       }
       throw e;
     }
@@ -956,7 +1111,14 @@ class Parser {
     let lit = "";
     let special = false;
     const flush = () => {
-      if (lit) parts.push({ type: "Lit", value: lit, quoted: false, ...(special ? { special: true } : {}) });
+      if (lit) {
+        parts.push({
+          type: "Lit",
+          value: lit,
+          quoted: false,
+          ...(special ? { special: true } : {}),
+        });
+      }
       lit = "";
       special = false;
     };
@@ -974,7 +1136,9 @@ class Parser {
         const body = this.list([")"]);
         this.leave();
         this.skipNewlines();
-        if (this.peek() !== ")") this.fail("syntax error: unexpected end of file, expected `)'");
+        if (this.peek() !== ")") {
+          this.fail("syntax error: unexpected end of file, expected `)'");
+        }
         this.pos++;
         push({ type: "ProcSubst", dir, body });
         continue;
@@ -994,8 +1158,14 @@ class Parser {
       }
       if (c === "'") {
         const end = this.src.indexOf("'", this.pos + 1);
-        if (end === -1) this.fail("unexpected EOF while looking for matching `''");
-        push({ type: "Lit", value: this.src.slice(this.pos + 1, end), quoted: true });
+        if (end === -1) {
+          this.fail("unexpected EOF while looking for matching `''");
+        }
+        push({
+          type: "Lit",
+          value: this.src.slice(this.pos + 1, end),
+          quoted: true,
+        });
         this.pos = end + 1;
         continue;
       }
@@ -1024,8 +1194,14 @@ class Parser {
         this.pos++;
         continue;
       }
-      if (c === "*" || c === "?" || c === "[" || (c === "~" && this.pos === start) || c === "{") {
-        if ((c === "{" && !this.braceExpansion()) || (c === "[" && !this.bracketCloses())) {
+      if (
+        c === "*" || c === "?" || c === "[" ||
+        (c === "~" && this.pos === start) || c === "{"
+      ) {
+        if (
+          (c === "{" && !this.braceExpansion()) ||
+          (c === "[" && !this.bracketCloses())
+        ) {
           lit += c;
           this.pos++;
           continue;
@@ -1088,7 +1264,9 @@ class Parser {
     };
     for (;;) {
       const c = this.peek();
-      if (c === "") this.fail('unexpected EOF while looking for matching `"\'', open);
+      if (c === "") {
+        this.fail("unexpected EOF while looking for matching `\"'", open);
+      }
       if (c === '"') {
         this.pos++;
         break;
@@ -1117,7 +1295,9 @@ class Parser {
       this.pos++;
     }
     flush();
-    if (parts.length === 0) parts.push({ type: "Lit", value: "", quoted: true });
+    if (parts.length === 0) {
+      parts.push({ type: "Lit", value: "", quoted: true });
+    }
     return parts;
   }
 
@@ -1127,7 +1307,9 @@ class Parser {
     let out = "";
     for (;;) {
       const c = this.peek();
-      if (c === "") this.fail("unexpected EOF while looking for matching `''", open);
+      if (c === "") {
+        this.fail("unexpected EOF while looking for matching `''", open);
+      }
       this.pos++;
       if (c === "'") return out;
       if (c !== "\\") {
@@ -1159,7 +1341,9 @@ class Parser {
           this.pos += m[0].length;
         } else out += "\\x";
       } else if (n === "u" || n === "U") {
-        const m = new RegExp(`^[0-9a-fA-F]{1,${n === "u" ? 4 : 8}}`).exec(this.src.slice(this.pos));
+        const m = new RegExp(`^[0-9a-fA-F]{1,${n === "u" ? 4 : 8}}`).exec(
+          this.src.slice(this.pos),
+        );
         if (m) {
           const cp = parseInt(m[0], 16);
           out += cp <= 0x10ffff ? String.fromCodePoint(cp) : "\ufffd";
@@ -1185,9 +1369,15 @@ class Parser {
       let body = "";
       for (;;) {
         const c = this.src[i];
-        if (c === undefined) this.fail("unexpected EOF while looking for matching ``'", start);
+        if (c === undefined) {
+          this.fail("unexpected EOF while looking for matching ``'", start);
+        }
         if (c === "`") break;
-        if (c === "\\" && (this.src[i + 1] === "`" || this.src[i + 1] === "\\" || this.src[i + 1] === "$")) {
+        if (
+          c === "\\" &&
+          (this.src[i + 1] === "`" || this.src[i + 1] === "\\" ||
+            this.src[i + 1] === "$")
+        ) {
           body += this.src[i + 1];
           i += 2;
           continue;
@@ -1206,7 +1396,14 @@ class Parser {
       if (this.peek(2) === "(") {
         this.pos++;
         const arith = this.tryArith(2);
-        if (arith !== null) return { type: "Arith", expr: arith.expr, inner: arith.inner, quoted };
+        if (arith !== null) {
+          return {
+            type: "Arith",
+            expr: arith.expr,
+            inner: arith.inner,
+            quoted,
+          };
+        }
         this.pos = start;
       }
       this.pos += 2;
@@ -1215,7 +1412,11 @@ class Parser {
       this.skipNewlines();
       this.leave();
       if (this.peek() !== ")") {
-        this.fail(this.eof() ? "unexpected EOF while looking for matching `)'" : `syntax error near unexpected token \`${this.tokenAt()}'`);
+        this.fail(
+          this.eof()
+            ? "unexpected EOF while looking for matching `)'"
+            : `syntax error near unexpected token \`${this.tokenAt()}'`,
+        );
       }
       this.pos++;
       return { type: "CmdSubst", body, backquoted: false, quoted };
@@ -1224,13 +1425,27 @@ class Parser {
       const end = this.matching("[", "]", this.pos + 1);
       const expr = this.src.slice(this.pos + 2, end);
       this.pos = end + 1;
-      return { type: "Arith", expr, inner: this.innerSubsts(expr, start + 2), quoted };
+      return {
+        type: "Arith",
+        expr,
+        inner: this.innerSubsts(expr, start + 2),
+        quoted,
+      };
     }
     if (n === "{") return this.braced(quoted);
-    const m = /^(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!\-])/.exec(this.src.slice(this.pos + 1));
+    const m = /^(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!\-])/.exec(
+      this.src.slice(this.pos + 1),
+    );
     if (!m) return null;
     this.pos += 1 + m[0].length;
-    return { type: "Param", name: m[0], braced: false, op: "", inner: [], quoted };
+    return {
+      type: "Param",
+      name: m[0],
+      braced: false,
+      op: "",
+      inner: [],
+      quoted,
+    };
   }
 
   /** Index of the bracket closing the one at `open`, skipping quotes and nesting. */
@@ -1263,11 +1478,20 @@ class Parser {
       prefix = this.peek();
       this.pos++;
     }
-    const m = /^(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!\-])/.exec(this.src.slice(this.pos));
+    const m = /^(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!\-])/.exec(
+      this.src.slice(this.pos),
+    );
     if (!m) {
       if (prefix === "#" && this.peek() === "}") {
         this.pos++;
-        return { type: "Param", name: "#", braced: true, op: "", inner: [], quoted };
+        return {
+          type: "Param",
+          name: "#",
+          braced: true,
+          op: "",
+          inner: [],
+          quoted,
+        };
       }
       this.fail("bad substitution", start);
     }
@@ -1279,7 +1503,9 @@ class Parser {
     let depth = 0;
     for (;;) {
       const c = this.peek();
-      if (c === "") this.fail("unexpected EOF while looking for matching `}'", start);
+      if (c === "") {
+        this.fail("unexpected EOF while looking for matching `}'", start);
+      }
       if (c === "}" && depth === 0) break;
       if (c === "\\") {
         this.pos += 2;
@@ -1291,21 +1517,31 @@ class Parser {
           continue;
         }
         const end = this.src.indexOf("'", this.pos + 1);
-        if (end === -1) this.fail("unexpected EOF while looking for matching `''", this.pos);
+        if (end === -1) {
+          this.fail("unexpected EOF while looking for matching `''", this.pos);
+        }
         this.pos = end + 1;
         continue;
       }
       if (c === '"') {
         const before = this.pos;
         const parts = this.doubleQuoted();
-        inner.push({ parts, text: this.src.slice(before, this.pos), offset: before });
+        inner.push({
+          parts,
+          text: this.src.slice(before, this.pos),
+          offset: before,
+        });
         continue;
       }
       if (c === "$" || c === "`") {
         const before = this.pos;
         const part = this.dollarOrBacktick(quoted);
         if (part !== null) {
-          inner.push({ parts: [part], text: this.src.slice(before, this.pos), offset: before });
+          inner.push({
+            parts: [part],
+            text: this.src.slice(before, this.pos),
+            offset: before,
+          });
           continue;
         }
       }
@@ -1378,7 +1614,11 @@ class Parser {
           const before = p.pos;
           const part = p.dollarOrBacktick(false);
           if (part !== null) {
-            out.push({ parts: [part], text: expr.slice(before, p.pos), offset: offset + before });
+            out.push({
+              parts: [part],
+              text: expr.slice(before, p.pos),
+              offset: offset + before,
+            });
             continue;
           }
         }

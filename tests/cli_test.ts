@@ -72,6 +72,24 @@ test("main() repl shows what the model sees after each line", async () => {
   );
 });
 
+test("main() --policy refuses what the policy refuses", async () => {
+  const r = await cli([
+    "run",
+    "--policy",
+    "readonly",
+    "echo x > /tmp/bashbox-cli-policy",
+  ]);
+  equal(r.code, 1);
+  match(r.out, /refused by policy: Output redirection/);
+  equal(
+    (await cli(["run", "--policy", "readonly", "echo fine"])).out,
+    "Exit code 0\nfine\n",
+  );
+  const bad = await cli(["run", "--policy", "/nonexistent/policy.json", "ls"]);
+  equal(bad.code, 2);
+  match(bad.err, /Expected --policy to be readonly, allow-all or a JSON file/);
+});
+
 test("main() --help prints usage", async () => {
   for (const args of [["--help"], ["-h"], ["help"]]) {
     const r = await cli(args);

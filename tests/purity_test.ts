@@ -1,37 +1,73 @@
 import { equal } from "node:assert/strict";
 import { runtime, test } from "./_harness.ts";
 
-// A Deno worker with no permissions at all can load format.ts: it uses no
-// Deno, Bun or node: API. (Bun has no permission model to prove this with.)
-test("format.ts loads in a worker with no permissions", async () => {
-  const url = new URL("../format.ts", import.meta.url).href;
-  const source = `
-    const m = await import(${JSON.stringify(url)});
-    const c = { text: "x\\n", head: "x\\n", tail: "", totalBytes: 2, omittedBytes: 0, truncated: false };
-    postMessage(m.formatResult({ output: c, exitCode: 0, timedOut: false }));
-  `;
-  const blob = new Blob([source], { type: "application/javascript" });
-  const workerUrl = URL.createObjectURL(blob);
+/**
+ * Loads `module` in a Deno worker with no permissions at all and returns what
+ * `probe` (source run inside the worker, with the module as `m`) posts back.
+ */
+async function inBareWorker(module: string, probe: string): Promise<unknown> {
+  const url = new URL(module, import.meta.url).href;
+  const source = `const m = await import(${
+    JSON.stringify(url)
+  }); postMessage(${probe});`;
+  const workerUrl = URL.createObjectURL(
+    new Blob([source], { type: "application/javascript" }),
+  );
   const worker = new Worker(workerUrl, {
     type: "module",
     // @ts-ignore: Deno's worker options
     deno: { permissions: "none" },
   });
   try {
-    const message = await new Promise((resolve, reject) => {
+    return await new Promise((resolve, reject) => {
       worker.onmessage = (e) => resolve(e.data);
       worker.onerror = (e) => {
         e.preventDefault();
         reject(new Error(e.message));
       };
     });
-    equal(message, "Exit code 0\nx\n");
   } finally {
     worker.terminate();
     URL.revokeObjectURL(workerUrl);
   }
-}, {
-  skip: runtime === "bun"
-    ? "Bun has no permission model to load a module without permissions"
-    : false,
-});
+}
+
+const skip = runtime === "bun"
+  ? "Bun has no permission model to load a module without permissions"
+  : false;
+
+test("format.ts loads in a worker with no permissions", async () => {
+  const c =
+    `{ text: "x\\n", head: "x\\n", tail: "", totalBytes: 2, omittedBytes: 0, truncated: false }`;
+  equal(
+    await inBareWorker(
+      "../format.ts",
+      `m.formatResult({ output: ${c}, exitCode: 0, timedOut: false })`,
+    ),
+    "Exit code 0\nx\n",
+  );
+}, { skip });
+
+test("policy.ts loads in a worker with no permissions", async () => {
+  equal(
+    await inBareWorker(
+      "../policy.ts",
+      `m.Policy.readOnly().check("ls | wc -l").decision`,
+    ),
+    "allow",
+  );
+}, { skip });
+
+test("parse.ts loads in a worker with no permissions", async () => {
+  equal(await inBareWorker("../parse.ts", `m.parse("a && b").body.length`), 1);
+}, { skip });
+
+test("redact.ts loads in a worker with no permissions", async () => {
+  equal(
+    await inBareWorker(
+      "../redact.ts",
+      `m.redactSecrets("AKIAIOSFODNN7EXAMPLE")`,
+    ),
+    "[REDACTED:aws-access-key]",
+  );
+}, { skip });

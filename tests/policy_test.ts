@@ -1,0 +1,479 @@
+import {
+  deepStrictEqual,
+  equal,
+  match,
+  notEqual,
+  ok,
+  throws,
+} from "node:assert/strict";
+import { BashTool, limitsScript, Policy, redactSecrets } from "../mod.ts";
+import { test } from "./_harness.ts";
+
+/** Known bypass techniques, one or more per family: none may be allowed. */
+const BYPASSES: Record<string, string[]> = {
+  separators: [
+    "ls; rm -rf x",
+    "ls && rm x",
+    "ls || rm x",
+    "ls | rm x",
+    "ls & rm x",
+    "ls\nrm x",
+    "ls |& rm x",
+  ],
+  "quoting desync": [
+    "echo 'a' rm x; rm x",
+    'echo "a\\""; rm x',
+    "echo $'\\'' ; rm x",
+    "echo \\'; rm x",
+  ],
+  "heredoc edge cases": [
+    "cat <<EOF\n$(rm x)\nEOF",
+    "cat <<-EOF\n\t$(rm x)\n\tEOF",
+    "cat <<EOF; rm x\nbody\nEOF",
+    "cat <<'EOF' && rm x\nbody\nEOF",
+    "cat <<EOF\n`rm x`\nEOF",
+  ],
+  "substitutions": [
+    "echo $(rm x)",
+    "echo `rm x`",
+    'echo "$(rm x)"',
+    "cat <(rm x)",
+    "echo >(rm x)",
+    "echo ${x:-$(rm x)}",
+    "echo $(( $(rm x) ))",
+    "a=$(rm x)",
+    "for i in $(rm x); do :; done",
+    "case $(rm x) in *) ;; esac",
+    "[[ $(rm x) ]]",
+  ],
+  "arithmetic subscripts": [
+    "printf -v 'a[$(rm x)]' 1",
+    "test -v 'a[$(rm x)]'",
+    "[ -v 'a[$(rm x)]' ]",
+    "[[ -v a[$(rm x)] ]]",
+    "let 'a[$(rm x)]'",
+    "[[ 1 -eq 'a[$(rm x)]' ]]",
+    "(( a[$(rm x)] ))",
+    "echo $(( x ))",
+    "echo ${a[$(rm x)]}",
+    "read 'a[$(rm x)]'",
+    "x='a[$(rm x)]'; echo $((x))",
+  ],
+  "prompt expansion": [
+    'echo ${a="$"}${b="$a(rm x)"}${b@P}',
+    "echo ${x@P}",
+    "echo ${!x}",
+  ],
+  "line continuations": ["echo $(r\\\nm x)", "r\\\nm x", "echo x; r\\\nm x"],
+  redirections: [
+    "echo x > f",
+    "echo x >> f",
+    "echo x >| f",
+    "ls &> f",
+    "ls 2> f",
+    "ls <> f",
+    "cat < /dev/tcp/127.0.0.1/80",
+    "echo x > /dev/udp/127.0.0.1/53",
+    "exec 3<> /dev/tcp/127.0.0.1/80",
+    'ls > "$f"',
+    "{ ls; } > f",
+    "echo x >&3 3>f",
+  ],
+  "exec options of allowed programs": [
+    "find . -exec rm {} \\;",
+    "find . -execdir rm {} +",
+    "find . -ok rm {} \\;",
+    "find . -delete",
+    "find . -fprint f",
+    "find . -fls f",
+    "sed 's/a/b/e' f",
+    "sed -n '1e rm x' f",
+    "sed 'w out' f",
+    "sed 's/a/b/w out' f",
+    "sed -i s/a/b/ f",
+    "sed -ni p f",
+    "sed 'r /etc/shadow' f",
+    "sed -f script.sed f",
+    "awk 'BEGIN{system(\"rm x\")}'",
+    "awk '{print > \"out\"}' f",
+    "awk '{print | \"sh\"}' f",
+    "awk 'BEGIN{\"rm x\" | getline}'",
+    "awk -f prog.awk f",
+    "git -c core.pager=rm log",
+    "git --config-env=core.pager=X log",
+    "git --exec-path=/tmp log",
+    "git diff --output=f",
+    "git diff --ext-diff",
+    "git log --textconv",
+    "git grep -O rm x",
+    "git commit -m x",
+    "git push",
+    "git config core.fsmonitor 'rm x'",
+    "git branch -D main",
+    "git stash drop",
+    "rg --pre rm x",
+    "rg --pre=rm x",
+    "tar --checkpoint-action=exec=rm -cf a.tar f",
+    "tar -xf a.tar",
+    "sort -o f x",
+    "uniq in out",
+    "tee f",
+    "base64 -o f x",
+    "tail -f log",
+    "xxd in out",
+    "date -s '2020-01-01'",
+  ],
+  wrappers: [
+    "env rm x",
+    "timeout 5 rm x",
+    "nice rm x",
+    "nohup rm x",
+    "time rm x",
+    "command rm x",
+    "builtin eval x",
+    "stdbuf -o0 rm x",
+    "xargs rm",
+    "xargs -I{} rm {}",
+    "sudo ls",
+    "exec rm x",
+    "env -S 'rm x'",
+    "env -i rm x",
+    "timeout -s KILL 5 rm x",
+    "bash -c 'rm x'",
+    "sh -c ls",
+    "eval ls",
+    "source f",
+    ". f",
+    "bash script.sh",
+  ],
+  "environment prefixes": [
+    "PATH=/tmp ls",
+    "LD_PRELOAD=/tmp/x.so ls",
+    "BASH_ENV=/tmp/x ls",
+    "IFS=x ls",
+    "PS4='$(rm x)' ls",
+    "GIT_PAGER=rm git log",
+    "PAGER=rm git log",
+    "LESSOPEN='|rm x' less f",
+    "EDITOR=rm git log",
+    "NODE_OPTIONS=--require=x node",
+    "PYTHONSTARTUP=x python3",
+    "env PATH=/tmp ls",
+    "export PATH=/tmp",
+    "declare -x LD_PRELOAD=x",
+    "HOME=/tmp git log",
+    "for PATH in /tmp; do ls; done",
+  ],
+  "whitespace differentials": [
+    "TZ=UTC\recho x",
+    "ls\u00a0; rm x",
+    "echo\vrm",
+    "ls;\frm x",
+  ],
+  "path resolution": ["./ls", "/tmp/x/ls", "../bin/cat f", "~/bin/ls"],
+  "session-state": [
+    "alias ls='rm -rf'",
+    "hash -p /tmp/evil ls",
+    "trap 'rm x' DEBUG",
+    "trap 'rm x' EXIT",
+    "enable -f x.so x",
+    "shopt -s expand_aliases",
+    "set -o vi",
+    "ls() { rm x; }",
+    "function cat { rm x; }",
+    "unalias -a; alias grep=rm",
+    "export -f ls",
+    "declare -n r=PATH",
+    "mapfile -C 'rm x' a",
+  ],
+  "deny-list evasion": [
+    "r''m x",
+    "\\rm x",
+    '"rm" x',
+    "{rm,x}",
+    "$IFS",
+    "rm${IFS}x",
+    "$'\\x72\\x6d' x",
+    "$(printf rm) x",
+    "`echo rm` x",
+    "$x",
+    "r*m x",
+    "/bin/rm x",
+    "command -- rm x",
+  ],
+  "syntax": ["echo 'abc", "if true; then", "$(", "echo ${"],
+};
+
+/** Commands the read-only preset must keep allowing. */
+const BENIGN = [
+  "ls -la",
+  "echo 'a | b; c && rm x'",
+  'echo "a > b"',
+  "cat <<'EOF'\n$(rm x) `rm x` > f\nEOF",
+  "git log --oneline -5 | head",
+  "git status --short",
+  "git diff HEAD~1 -- README.md",
+  "git show --stat HEAD",
+  "git branch -a",
+  "git config --get user.name",
+  "git -C sub log -1",
+  "awk 'NR>1 && NR<5' f",
+  "awk -F: '{print $1}' /etc/passwd",
+  "awk '$3 > 100 { n++ } END { print n }' f",
+  "echo {a,b}.txt",
+  "ls *.ts",
+  "cat f | grep -n x | wc -l",
+  "grep -rn TODO --include='*.ts' . | head -20",
+  "find . -name '*.md' -type f",
+  "find . -maxdepth 2 -newer f -print",
+  "sed -n '1,20p' f",
+  "sed 's/foo/bar/g' f",
+  "sed -e 's|a|b|' -e '/x/d' f",
+  "sort f | uniq -c | sort -rn",
+  "head -n 5 f; tail -n 5 f",
+  "wc -l *.ts 2>/dev/null",
+  "ls 2>&1 | head",
+  "cd src && ls",
+  "pwd",
+  "echo $HOME $((1 + 2))",
+  "diff a b",
+  "rg -n 'fn main' src",
+  "tar -tzf a.tar.gz",
+  "du -sh .",
+  "printf '%s\\n' a b",
+  "test -f f && echo yes",
+  "[ -d d ] || echo no",
+  "[[ -n $x && $x == y* ]]",
+  'for f in *.ts; do wc -l "$f"; done',
+  "if [ -f f ]; then cat f; else echo none; fi",
+  "cat f | xargs grep x",
+  "timeout 5 cat f",
+  'echo "$(ls | wc -l)"',
+  "stat -c %s f",
+  "cut -d: -f1 f | tr a-z A-Z",
+  "jq .name package.json",
+  "env",
+  "true",
+  "ls # a comment",
+];
+
+test("Policy.readOnly() allows none of the bypass corpus", () => {
+  const policy = Policy.readOnly();
+  const allowed: string[] = [];
+  let n = 0;
+  for (const [family, commands] of Object.entries(BYPASSES)) {
+    for (const c of commands) {
+      n++;
+      const r = policy.check(c);
+      if (r.decision === "allow") {
+        allowed.push(`${family}: ${JSON.stringify(c)}`);
+      }
+      ok(r.reason.length > 0);
+    }
+  }
+  ok(n >= 150, `corpus has ${n} cases`);
+  deepStrictEqual(allowed, []);
+});
+
+test("Policy.readOnly() keeps the benign corpus allowed", () => {
+  const policy = Policy.readOnly();
+  const refused = BENIGN
+    .map((c) => ({ c, r: policy.check(c) }))
+    .filter(({ r }) => r.decision !== "allow")
+    .map(({ c, r }) => `${JSON.stringify(c)}: ${r.decision}: ${r.reason}`);
+  deepStrictEqual(refused, []);
+});
+
+test("Policy.check() lists the argv of every simple command", () => {
+  const r = Policy.readOnly().check('cd /tmp && ls -l $(pwd) | grep "a b"');
+  // In the order bash runs them: a substitution before its command.
+  deepStrictEqual(r.commands, [
+    ["cd", "/tmp"],
+    ["pwd"],
+    ["ls", "-l", "$(pwd)"],
+    ["grep", "a b"],
+  ]);
+});
+
+test("Policy rules: deny wins over ask, ask over allow; prefixes and :*", () => {
+  const p = new Policy({
+    allow: ["git status", "npm run test:*", "ls", "make*"],
+    ask: ["git push"],
+    deny: ["rm", "git push --force"],
+  });
+  equal(p.check("git status").decision, "allow");
+  equal(p.check("git status --short").decision, "allow");
+  equal(p.check("git stash").decision, "ask");
+  equal(p.check("npm run test").decision, "allow");
+  equal(p.check("npm run test:unit").decision, "allow");
+  equal(p.check("npm run build").decision, "ask");
+  equal(p.check("makefile-gen").decision, "allow");
+  equal(p.check("git push origin").decision, "ask");
+  equal(p.check("git push --force").decision, "deny");
+  equal(p.check("ls && rm -rf /").decision, "deny");
+  equal(p.check("ls | git push").decision, "ask");
+  match(p.check("rm x").reason, /"rm" is denied/);
+  // A non-literal argument matches deny rules (fail closed) but not allow rules.
+  equal(p.check("git push $flag").decision, "deny");
+  equal(p.check("git $sub").decision, "ask");
+  equal(new Policy({ default: "deny" }).check("anything").decision, "deny");
+  throws(() => new Policy({ allow: [""] }), /non-empty string/);
+  throws(() => new Policy({ default: "maybe" as "allow" }), /default/);
+});
+
+test("Policy fails closed on parse errors, non-literal names, paths and oversize input", () => {
+  const p = new Policy({ allow: ["ls", "/usr/bin/env"], default: "allow" });
+  equal(p.check("ls 'unterminated").decision, "deny");
+  match(p.check("ls 'unterminated").reason, /does not parse/);
+  notEqual(p.check("$cmd x").decision, "allow");
+  notEqual(p.check("$(printf ls)").decision, "allow");
+  notEqual(p.check("l? x").decision, "allow");
+  equal(p.check("/usr/bin/env").decision, "allow");
+  equal(p.check("x".repeat(200_000)).decision, "deny");
+  match(p.check("x".repeat(200_000)).reason, /too long/);
+  equal(p.check("echo $(".repeat(100)).decision, "deny");
+  equal(p.check(42 as unknown as string).decision, "deny");
+});
+
+test("Policy unwraps wrappers and checks the wrapped command", () => {
+  const p = new Policy({
+    allow: ["ls", "timeout", "env", "xargs", "nice"],
+    deny: ["rm"],
+  });
+  equal(p.check("timeout -s KILL 5 ls").decision, "allow");
+  equal(p.check("timeout 5 rm x").decision, "deny");
+  equal(p.check("env A=1 B=2 ls").decision, "allow");
+  equal(p.check("env -u X -- rm x").decision, "deny");
+  equal(p.check("xargs -0 -n 1 rm").decision, "deny");
+  equal(p.check("nice -n 5 nice rm").decision, "deny");
+  notEqual(p.check("env --frobnicate ls").decision, "allow");
+});
+
+test("Policy refuses session-state attacks spread over two calls", () => {
+  const p = Policy.readOnly();
+  // Each first step is refused, so the second step cannot be abused.
+  for (
+    const [first, second] of [
+      ["alias ls='rm -rf /'", "ls"],
+      ["hash -p /tmp/evil ls", "ls"],
+      ["trap 'rm -rf /' DEBUG", "ls"],
+      ["export PATH=/tmp/evil", "ls"],
+      ["ls() { rm -rf /; }", "ls"],
+    ]
+  ) {
+    notEqual(p.check(first).decision, "allow", first);
+    equal(p.check(second).decision, "allow");
+  }
+  // A variable holding a subscript is harmless until arithmetic reads it,
+  // and arithmetic on names is never allowed.
+  equal(p.check("x='a[$(rm -rf /)]'").decision, "allow");
+  notEqual(p.check("echo $((x))").decision, "allow");
+  notEqual(p.check("(( x ))").decision, "allow");
+});
+
+test("Policy.allowAll() allows everything but keeps deny rules", () => {
+  const p = Policy.allowAll({ deny: ["rm"], ask: ["curl"] });
+  equal(p.check("eval $(make) && bash -c x && alias a=b").decision, "allow");
+  equal(p.check("ls; rm -rf x").decision, "deny");
+  equal(p.check("curl x").decision, "ask");
+  equal(p.check("echo 'unterminated").decision, "deny");
+});
+
+test("BashTool refuses what the read-only preset refuses, before running it", async () => {
+  await using tool = new BashTool({ policy: Policy.readOnly() });
+  const refused = await tool.handle({
+    id: "p1",
+    input: { command: "echo pwned > /tmp/bashbox-policy-test" },
+  });
+  equal(refused.is_error, true);
+  match(String(refused.content), /refused by policy: Output redirection/);
+  const ok1 = await tool.handle({
+    id: "p2",
+    input: { command: "echo fine | wc -c" },
+  });
+  equal(ok1.content, "Exit code 0\n5\n");
+});
+
+test("redactSecrets() replaces known token shapes", () => {
+  const cases: [string, string][] = [
+    ["AKIAIOSFODNN7EXAMPLE", "aws-access-key"],
+    ["ghp_" + "a".repeat(36), "github-token"],
+    ["github_pat_" + "A1_".repeat(10), "github-token"],
+    ["sk-ant-api03-" + "x".repeat(40), "anthropic-key"],
+    ["sk-proj-" + "y".repeat(40), "openai-key"],
+    ["xoxb-1234567890-abcdef", "slack-token"],
+    ["AIza" + "b".repeat(35), "google-api-key"],
+    ["eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl", "jwt"],
+    [
+      "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
+      "private-key",
+    ],
+  ];
+  for (const [secret, kind] of cases) {
+    equal(
+      redactSecrets(`before ${secret} after`),
+      `before [REDACTED:${kind}] after`,
+      kind,
+    );
+  }
+  equal(
+    redactSecrets("git clone https://user:s3cr3tpass@example.com/x.git"),
+    "git clone https://user:[REDACTED:url-credentials]@example.com/x.git",
+  );
+  equal(
+    redactSecrets("nothing secret here, sk-short"),
+    "nothing secret here, sk-short",
+  );
+});
+
+test("redactSecrets() replaces the values of sensitive environment variables", () => {
+  const env = {
+    DB_PASSWORD: "correct-horse",
+    API_TOKEN: "tok12345678",
+    SHORT_KEY: "abc",
+    HOME: "/root/home-dir",
+  };
+  equal(
+    redactSecrets("pw=correct-horse t=tok12345678 k=abc h=/root/home-dir", {
+      env,
+    }),
+    "pw=[REDACTED:env:DB_PASSWORD] t=[REDACTED:env:API_TOKEN] k=abc h=/root/home-dir",
+  );
+});
+
+test("redactSecrets() stays linear on large adversarial input", () => {
+  const inputs = [
+    "a".repeat(1_000_000),
+    "eyJ".repeat(300_000),
+    "eyJaaaaa.".repeat(100_000),
+    "sk-".repeat(300_000),
+    "https://u:".repeat(100_000),
+    "-----BEGIN PRIVATE KEY-----\n".repeat(30_000),
+    "ghp_" + "a".repeat(1_000_000),
+  ];
+  for (const input of inputs) {
+    const started = performance.now();
+    redactSecrets(input);
+    // A generous bound: catastrophic backtracking takes minutes, not seconds.
+    ok(
+      performance.now() - started < 10_000,
+      `${input.slice(0, 12)}… took too long`,
+    );
+  }
+});
+
+test("limitsScript() turns limits into ulimit lines", () => {
+  equal(
+    limitsScript({
+      cpuSeconds: 5,
+      memoryBytes: 512 * 1024 * 1024,
+      fileSizeBytes: 1024 * 1024,
+      processes: 64,
+      openFiles: 128,
+    }),
+    "ulimit -t 5\nulimit -v 524288\nulimit -f 1024\nulimit -u 64\nulimit -n 128\n",
+  );
+  equal(limitsScript({}), "");
+  throws(() => limitsScript({ cpuSeconds: -1 }), /limits.cpuSeconds/);
+  throws(() => limitsScript({ openFiles: Infinity }), /limits.openFiles/);
+});
