@@ -192,7 +192,11 @@ function isGone(error: unknown): boolean {
     /ESRCH|No such process/i.test(String(e?.message));
 }
 
-async function killGroup(
+/**
+ * Signals process group `pgid`; a group that is gone is not an error. Under
+ * Deno with scoped `--allow-run`, `killer` (a bash) sends it.
+ */
+export async function signalGroup(
   pgid: number,
   signal: GroupSignal,
   killer: string,
@@ -343,7 +347,7 @@ function spawnDeno(
         // already closed by the other side
       }
     },
-    killGroup: (signal) => killGroup(pid, signal, killer),
+    killGroup: (signal) => signalGroup(pid, signal, killer),
   };
 }
 
@@ -407,7 +411,7 @@ function spawnBun(
         // already closed by the other side
       }
     },
-    killGroup: (signal) => killGroup(pid, signal, killer),
+    killGroup: (signal) => signalGroup(pid, signal, killer),
   };
 }
 

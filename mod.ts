@@ -106,3 +106,10 @@ export {
   sedScriptProblem,
 } from "./policy.ts";
 export { type RedactOptions, redactor, redactSecrets } from "./redact.ts";
+export {
+  bwrapArgv,
+  bwrapChildPid,
+  type BwrapSandbox,
+  type Sandbox,
+  sandboxLauncher,
+} from "./sandbox.ts";

@@ -1361,7 +1361,7 @@ function stateChange(name: string, args: (string | null)[]): string | null {
 
 /** Resource limits applied when a shell starts. */
 export interface Limits {
-  /** CPU seconds per process (`ulimit -t`). */
+  /** CPU seconds per process (`ulimit -t`: SIGXCPU at this soft limit, SIGKILL a second later). */
   cpuSeconds?: number;
   /** Virtual memory per process in bytes (`ulimit -v`, rounded down to KiB). */
   memoryBytes?: number;
@@ -1380,7 +1380,7 @@ export interface Limits {
  * ```ts
  * import { limitsScript } from "./policy.ts";
  *
- * console.assert(limitsScript({ cpuSeconds: 10, openFiles: 256 }) === "ulimit -t 10\nulimit -n 256\n");
+ * console.assert(limitsScript({ openFiles: 256 }) === "ulimit -n 256\n");
  * ```
  */
 export function limitsScript(limits: Limits): string {
@@ -1397,6 +1397,11 @@ export function limitsScript(limits: Limits): string {
     lines.push(`ulimit ${flag} ${n}`);
   };
   put("cpuSeconds", "-t", 1);
+  if (lines.length > 0 && limits.cpuSeconds !== undefined) {
+    // Soft limit first (SIGXCPU, which names the cause), hard a second later (SIGKILL).
+    const n = Math.max(1, Math.floor(limits.cpuSeconds));
+    lines[0] = `ulimit -t ${n + 1}; ulimit -S -t ${n}`;
+  }
   put("memoryBytes", "-v", 1024);
   put("fileSizeBytes", "-f", 1024);
   put("processes", "-u", 1);

@@ -30,6 +30,8 @@ import {
   type Pump,
   pump,
   RUNTIME,
+  signalGroup,
+  SpawnError,
   spawnGroup,
   within,
 } from "./_runtime.ts";
@@ -39,6 +41,13 @@ import {
   DEFAULT_KILL_GRACE_MS,
   DEFAULT_TIMEOUT_MS,
 } from "./exec.ts";
+import { type Limits, limitsScript } from "./policy.ts";
+import {
+  bwrapArgv,
+  bwrapChildPid,
+  type Sandbox,
+  sandboxLauncher,
+} from "./sandbox.ts";
 
 /** Options for {@linkcode BashSession}. */
 export interface BashSessionOptions {
@@ -60,6 +69,13 @@ export interface BashSessionOptions {
   login?: boolean;
   /** The bash binary (default "bash"). */
   shell?: string;
+  /**
+   * Run the shell in a sandbox: `{ kind: "bwrap", workdir, writable, network }`
+   * (bubblewrap must be installed; Deno needs `--allow-run=bwrap,bash`).
+   */
+  sandbox?: Sandbox;
+  /** Resource limits applied when the shell starts (`ulimit`, for the shell and all it runs). */
+  limits?: Limits;
 }
 
 /** Options for one {@linkcode BashSession.run} call. */
@@ -142,6 +158,12 @@ class Shell {
   exitStatus: ExitStatus | null = null;
   /** Set when the library itself killed the shell. */
   killed = false;
+  /** The ulimit lines run first. */
+  readonly limits: string;
+  readonly killer: string;
+  /** Runs inside a sandbox whose processes form the group `innerGroup`. */
+  readonly sandboxed: boolean;
+  innerGroup: number | null = null;
   #onGone: ((frame: Frame) => void) | null = null;
 
   constructor(
@@ -149,17 +171,25 @@ class Shell {
       cwd?: string;
       env?: Record<string, string>;
       separate: boolean;
+      sandbox?: Sandbox;
+      limits?: Limits;
     },
   ) {
     this.separate = options.separate;
+    this.limits = options.limits ? limitsScript(options.limits) : "";
+    this.killer = options.shell;
+    const inner = [
+      options.shell,
+      ...(options.login ? ["--login"] : ["--noprofile", "--norc"]),
+      ...(SCRIPT_FROM_FD ? ["/dev/fd/0"] : []),
+    ];
+    this.sandboxed = options.sandbox !== undefined;
     this.proc = spawnGroup(
-      [
-        options.shell,
-        ...(options.login ? ["--login"] : ["--noprofile", "--norc"]),
-        ...(SCRIPT_FROM_FD ? ["/dev/fd/0"] : []),
-      ],
+      options.sandbox
+        ? sandboxLauncher(options.shell, bwrapArgv(options.sandbox, inner))
+        : inner,
       {
-        cwd: options.cwd,
+        cwd: options.sandbox ? undefined : options.cwd,
         env: { ...NONINTERACTIVE_ENV, ...options.env },
         stdin: true,
         killer: options.shell,
@@ -203,6 +233,7 @@ class Shell {
     const eof = this.scriptFd ? "" : " </dev/null";
     return [
       ...(this.scriptFd ? ["exec </dev/null"] : []),
+      ...(this.limits ? [this.limits.trimEnd()] : []),
       `exec ${SENTINEL_OUT_FD}>&1 ${
         this.separate ? `${SENTINEL_ERR_FD}>&2` : "2>&1"
       }`,
@@ -277,14 +308,21 @@ class Shell {
     });
   }
 
-  signal(signal: GroupSignal): Promise<void> {
-    return this.proc.killGroup(signal).catch(() => {});
+  /** Signals everything the shell runs (inside a sandbox: its process group). */
+  async signal(signal: GroupSignal): Promise<void> {
+    if (this.innerGroup !== null) {
+      await signalGroup(this.innerGroup, signal, this.killer).catch(() => {});
+      if (signal !== "SIGKILL") return;
+    }
+    await this.proc.killGroup(signal).catch(() => {});
   }
 
   /** Kills the whole group and waits until the shell is gone. */
   async kill(): Promise<void> {
     this.killed = true;
-    if (this.exitStatus === null) await this.signal("SIGKILL");
+    if (this.exitStatus === null || this.innerGroup !== null) {
+      await this.signal("SIGKILL");
+    }
     await this.gone;
   }
 }
@@ -380,6 +418,8 @@ export class BashSession {
         `Expected cwd to be a string, got ${typeof options.cwd}`,
       );
     }
+    if (options.sandbox !== undefined) bwrapArgv(options.sandbox, ["bash"]);
+    if (options.limits !== undefined) limitsScript(options.limits);
     this.#options = { ...options };
   }
 
@@ -516,13 +556,32 @@ export class BashSession {
 
   async #startShell(): Promise<Shell> {
     const o = this.#options;
-    const shell = new Shell({
-      cwd: o.cwd,
-      env: o.env,
-      login: o.login ?? false,
-      shell: o.shell ?? "bash",
-      separate: o.stderr === "separate",
-    });
+    let shell: Shell;
+    try {
+      shell = new Shell({
+        cwd: o.cwd,
+        env: o.env,
+        login: o.login ?? false,
+        shell: o.shell ?? "bash",
+        separate: o.stderr === "separate",
+        sandbox: o.sandbox,
+        limits: o.limits,
+      });
+    } catch (error) {
+      const bwrap = o.sandbox?.bwrap ?? "bwrap";
+      if (
+        o.sandbox && error instanceof SpawnError &&
+        error.message.includes(`"${bwrap}"`)
+      ) {
+        throw new SpawnError(
+          `The sandbox needs bubblewrap, and ${
+            error.message.replace(/^Cannot run /, "")
+          }: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
     const startup = new CaptureBuffer(4096, 4096);
     const frame = await shell.send(shell.initScript(), null, {
       out: (b) => startup.push(b),
@@ -531,6 +590,15 @@ export class BashSession {
     if (frame.kind === "exit") {
       await shell.kill();
       const text = startup.finish().text.trim();
+      if (o.sandbox && frame.status.code === 127) {
+        throw new SpawnError(
+          `The sandbox needs bubblewrap, and "${
+            o.sandbox.bwrap ?? "bwrap"
+          }" was not found: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)${
+            text ? ` (${text})` : ""
+          }`,
+        );
+      }
       throw new Error(
         `The shell exited while starting (${describeExit(frame.status)})${
           text ? `: ${text}` : ""
@@ -540,6 +608,15 @@ export class BashSession {
     if (this.#closed) {
       await shell.kill();
       throw new TypeError("The session is closed");
+    }
+    if (shell.sandboxed) {
+      shell.innerGroup = bwrapChildPid(startup.finish().text);
+      if (shell.innerGroup === null) {
+        await shell.kill();
+        throw new Error(
+          "The sandbox did not report its process id (bwrap --info-fd)",
+        );
+      }
     }
     this.#cwd = frame.cwd;
     this.#initialCwd ||= frame.cwd;

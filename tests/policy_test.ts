@@ -471,7 +471,7 @@ test("limitsScript() turns limits into ulimit lines", () => {
       processes: 64,
       openFiles: 128,
     }),
-    "ulimit -t 5\nulimit -v 524288\nulimit -f 1024\nulimit -u 64\nulimit -n 128\n",
+    "ulimit -t 6; ulimit -S -t 5\nulimit -v 524288\nulimit -f 1024\nulimit -u 64\nulimit -n 128\n",
   );
   equal(limitsScript({}), "");
   throws(() => limitsScript({ cpuSeconds: -1 }), /limits.cpuSeconds/);
