@@ -113,3 +113,4 @@ export {
   type Sandbox,
   sandboxLauncher,
 } from "./sandbox.ts";
+export { SessionPool, type SessionPoolOptions } from "./pool.ts";

@@ -376,6 +376,8 @@ export class BashSession {
   #starting: Promise<Shell> | null = null;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
+  #inflight = 0;
+  #idleWaiters: (() => void)[] = [];
   #cwd = "";
   #initialCwd = "";
 
@@ -480,9 +482,39 @@ export class BashSession {
     } catch (error) {
       return Promise.reject(error);
     }
+    this.#inflight++;
     const result = this.#queue.then(() => this.#run(command, options));
-    this.#queue = result.catch(() => {});
+    this.#queue = result.catch(() => {}).then(() => {
+      if (--this.#inflight === 0) {
+        const waiters = this.#idleWaiters;
+        this.#idleWaiters = [];
+        waiters.forEach((w) => w());
+      }
+    });
     return result;
+  }
+
+  /** True while a command runs or waits in the queue. */
+  get busy(): boolean {
+    return this.#inflight > 0;
+  }
+
+  /**
+   * Resolves when no command runs or waits (at once when idle).
+   *
+   * @example
+   * ```ts
+   * import { BashSession } from "./mod.ts";
+   *
+   * await using session = new BashSession();
+   * session.run("sleep 0.05");
+   * await session.idle();
+   * console.assert(!session.busy);
+   * ```
+   */
+  idle(): Promise<void> {
+    if (this.#inflight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
   /**
