@@ -59,7 +59,9 @@ export class SessionPool {
   readonly #entries = new Map<string, Entry>();
   readonly #pinned = new Map<string, number>();
   #closed = false;
-  #waiters: (() => void)[] = [];
+  #signal: Promise<void> | null = null;
+  #resolveSignal: (() => void) | null = null;
+  readonly #watched = new Set<BashSession>();
 
   /** Creates the pool; sessions start on demand. */
   constructor(options: SessionPoolOptions = {}) {
@@ -219,18 +221,25 @@ export class SessionPool {
     return undefined;
   }
 
+  /** Resolves at the next moment a session may have become free. */
   #someoneIdle(): Promise<void> {
-    return new Promise((resolve) => {
-      this.#waiters.push(resolve);
-      for (const entry of this.#entries.values()) {
-        entry.session.idle().then(() => this.#wake());
-      }
-    });
+    this.#signal ??= new Promise((resolve) => this.#resolveSignal = resolve);
+    for (const entry of this.#entries.values()) {
+      const session = entry.session;
+      if (this.#watched.has(session)) continue;
+      this.#watched.add(session);
+      session.idle().then(() => {
+        this.#watched.delete(session);
+        this.#wake();
+      });
+    }
+    return this.#signal;
   }
 
   #wake(): void {
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    waiters.forEach((w) => w());
+    const resolve = this.#resolveSignal;
+    this.#signal = null;
+    this.#resolveSignal = null;
+    resolve?.();
   }
 }
