@@ -37,6 +37,7 @@ export {
   type BashSessionOptions,
   type RunOptions,
   type SessionResult,
+  type Transport,
 } from "./session.ts";
 export {
   type AgentEvent,

@@ -40,6 +40,7 @@ import {
   checkDuration,
   DEFAULT_KILL_GRACE_MS,
   DEFAULT_TIMEOUT_MS,
+  exec,
 } from "./exec.ts";
 import { type Limits, limitsScript } from "./policy.ts";
 import {
@@ -76,6 +77,20 @@ export interface BashSessionOptions {
   sandbox?: Sandbox;
   /** Resource limits applied when the shell starts (`ulimit`, for the shell and all it runs). */
   limits?: Limits;
+  /**
+   * Run the shell at the other end of a byte pipe: `{ argv: ["ssh", "-T", "host"] }`,
+   * `["docker", "exec", "-i", "ctr"]`, `["kubectl", "exec", "-i", "pod", "--"]`.
+   * bashbox appends `bash --noprofile --norc`; signals go in-band, by running
+   * `kill` through a second invocation of the same argv. `cwd` and `env` apply
+   * to the remote shell.
+   */
+  transport?: Transport;
+}
+
+/** A byte pipe to a remote bash. */
+export interface Transport {
+  /** The local command whose stdin/stdout reach the remote side. */
+  argv: readonly string[];
 }
 
 /** Options for one {@linkcode BashSession.run} call. */
@@ -140,6 +155,19 @@ function randomId(): string {
   return idPool[idNext++].toString(16).padStart(8, "0");
 }
 
+/** Quotes a string for bash. */
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * Runs a transport through the shell (`exec "$@"`), so Deno needs no run
+ * permission beyond the shell's; the pid and process group stay the same.
+ */
+function transportLauncher(shell: string, argv: readonly string[]): string[] {
+  return [shell, "-c", 'exec "$@"', "bashbox-transport", ...argv];
+}
+
 type Frame =
   | { kind: "done"; status: number; cwd: string }
   | { kind: "exit"; status: ExitStatus };
@@ -149,7 +177,7 @@ class Shell {
   readonly proc: GroupProcess;
   readonly secret = randomLetters(16);
   readonly separate: boolean;
-  readonly scriptFd = SCRIPT_FROM_FD;
+  readonly scriptFd: boolean;
   readonly out = new SentinelScanner();
   readonly err = new SentinelScanner();
   readonly #pumps: Pump[];
@@ -161,6 +189,12 @@ class Shell {
   /** The ulimit lines run first. */
   readonly limits: string;
   readonly killer: string;
+  /** The transport's argv, when the shell is remote. */
+  readonly transport: readonly string[] | undefined;
+  /** Lines run first on a remote shell (environment, cwd). */
+  readonly remoteSetup: string[];
+  /** The remote shell's process group, for in-band signals. */
+  remoteGroup: number | null = null;
   /** Runs inside a sandbox whose processes form the group `innerGroup`. */
   readonly sandboxed: boolean;
   innerGroup: number | null = null;
@@ -173,24 +207,43 @@ class Shell {
       separate: boolean;
       sandbox?: Sandbox;
       limits?: Limits;
+      transport?: Transport;
     },
   ) {
     this.separate = options.separate;
     this.limits = options.limits ? limitsScript(options.limits) : "";
     this.killer = options.shell;
+    this.transport = options.transport?.argv;
+    // Over a transport, stdin may be anything: bash reads its script from it.
+    this.scriptFd = SCRIPT_FROM_FD && this.transport === undefined;
     const inner = [
-      options.shell,
+      this.transport ? "bash" : options.shell,
       ...(options.login ? ["--login"] : ["--noprofile", "--norc"]),
-      ...(SCRIPT_FROM_FD ? ["/dev/fd/0"] : []),
+      ...(this.scriptFd ? ["/dev/fd/0"] : []),
     ];
     this.sandboxed = options.sandbox !== undefined;
+    const remoteEnv = this.transport
+      ? { ...NONINTERACTIVE_ENV, ...options.env }
+      : undefined;
+    this.remoteSetup = remoteEnv
+      ? [
+        ...Object.entries(remoteEnv).map(([k, v]) =>
+          `export ${k}=${shellQuote(v)}`
+        ),
+        ...(options.cwd ? [`cd -- ${shellQuote(options.cwd)} || exit 97`] : []),
+      ]
+      : [];
     this.proc = spawnGroup(
       options.sandbox
         ? sandboxLauncher(options.shell, bwrapArgv(options.sandbox, inner))
+        : this.transport
+        ? transportLauncher(options.shell, [...this.transport, ...inner])
         : inner,
       {
-        cwd: options.sandbox ? undefined : options.cwd,
-        env: { ...NONINTERACTIVE_ENV, ...options.env },
+        cwd: options.sandbox || this.transport ? undefined : options.cwd,
+        env: this.transport
+          ? undefined
+          : { ...NONINTERACTIVE_ENV, ...options.env },
         stdin: true,
         killer: options.shell,
       },
@@ -233,6 +286,12 @@ class Shell {
     const eof = this.scriptFd ? "" : " </dev/null";
     return [
       ...(this.scriptFd ? ["exec </dev/null"] : []),
+      ...this.remoteSetup,
+      ...(this.transport
+        ? [
+          `printf 'BASHBOX_PGID=%s\\n' "$(cut -d' ' -f5 /proc/$$/stat 2>/dev/null || ps -o pgid= -p $$)"`,
+        ]
+        : []),
       ...(this.limits ? [this.limits.trimEnd()] : []),
       `exec ${SENTINEL_OUT_FD}>&1 ${
         this.separate ? `${SENTINEL_ERR_FD}>&2` : "2>&1"
@@ -310,6 +369,21 @@ class Shell {
 
   /** Signals everything the shell runs (inside a sandbox: its process group). */
   async signal(signal: GroupSignal): Promise<void> {
+    if (this.transport !== undefined && this.remoteGroup !== null) {
+      // Signals cannot cross the pipe: run kill at the other end.
+      await exec(
+        transportLauncher(this.killer, [
+          ...this.transport,
+          "kill",
+          "-s",
+          signal.slice(3),
+          "--",
+          `-${this.remoteGroup}`,
+        ]),
+        { timeoutMs: 10_000, killGraceMs: 100 },
+      ).catch(() => {});
+      if (signal !== "SIGKILL") return;
+    }
     if (this.innerGroup !== null) {
       await signalGroup(this.innerGroup, signal, this.killer).catch(() => {});
       if (signal !== "SIGKILL") return;
@@ -320,7 +394,10 @@ class Shell {
   /** Kills the whole group and waits until the shell is gone. */
   async kill(): Promise<void> {
     this.killed = true;
-    if (this.exitStatus === null || this.innerGroup !== null) {
+    if (
+      this.exitStatus === null || this.innerGroup !== null ||
+      this.remoteGroup !== null
+    ) {
       await this.signal("SIGKILL");
     }
     await this.gone;
@@ -421,6 +498,24 @@ export class BashSession {
       );
     }
     if (options.sandbox !== undefined) bwrapArgv(options.sandbox, ["bash"]);
+    if (options.transport !== undefined) {
+      const argv = options.transport?.argv;
+      if (
+        !Array.isArray(argv) || argv.length === 0 ||
+        argv.some((a) => typeof a !== "string" || a.includes("\0"))
+      ) {
+        throw new TypeError(
+          `Expected transport to be { argv: [program, ...args] } of strings, got ${
+            JSON.stringify(options.transport)
+          }`,
+        );
+      }
+      if (options.sandbox !== undefined) {
+        throw new TypeError(
+          "Expected either a sandbox or a transport, got both",
+        );
+      }
+    }
     if (options.limits !== undefined) limitsScript(options.limits);
     this.#options = { ...options };
   }
@@ -598,6 +693,7 @@ export class BashSession {
         separate: o.stderr === "separate",
         sandbox: o.sandbox,
         limits: o.limits,
+        transport: o.transport,
       });
     } catch (error) {
       const bwrap = o.sandbox?.bwrap ?? "bwrap";
@@ -622,6 +718,13 @@ export class BashSession {
     if (frame.kind === "exit") {
       await shell.kill();
       const text = startup.finish().text.trim();
+      if (o.transport && frame.status.code === 97) {
+        throw new SpawnError(
+          `Expected cwd to be an existing directory on the remote side, got "${o.cwd}"${
+            text ? ` (${text})` : ""
+          }`,
+        );
+      }
       if (o.sandbox && frame.status.code === 127) {
         throw new SpawnError(
           `The sandbox needs bubblewrap, and "${
@@ -640,6 +743,14 @@ export class BashSession {
     if (this.#closed) {
       await shell.kill();
       throw new TypeError("The session is closed");
+    }
+    if (shell.transport) {
+      const m = /BASHBOX_PGID=\s*(\d+)/.exec(startup.finish().text);
+      if (m === null) {
+        await shell.kill();
+        throw new Error("The remote shell did not report its process group");
+      }
+      shell.remoteGroup = Number(m[1]);
     }
     if (shell.sandboxed) {
       shell.innerGroup = bwrapChildPid(startup.finish().text);

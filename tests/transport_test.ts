@@ -1,0 +1,175 @@
+import { equal, match, ok, rejects } from "node:assert/strict";
+import { createServer } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BashSession, exec } from "../mod.ts";
+import { test } from "./_harness.ts";
+import { alive, gone, marker, started } from "./_procs.ts";
+
+/** A free TCP port on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts an OpenSSH server on loopback with its own keys, or says why it cannot run here. */
+async function startSshd(): Promise<
+  { argv: string[]; stop: () => Promise<void> } | string
+> {
+  const probe = await exec(
+    '[ "$(id -u)" = 0 ] || { echo "not root"; exit; }; for t in /usr/sbin/sshd ssh ssh-keygen; do command -v $t >/dev/null || { echo "missing $t"; exit; }; done; echo ok',
+  );
+  if (probe.stdout.text !== "ok\n") {
+    return `an OpenSSH server cannot run here (${probe.stdout.text.trim()})`;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "bashbox-sshd-"));
+  const port = await freePort();
+  const config = [
+    `Port ${port}`,
+    "ListenAddress 127.0.0.1",
+    `HostKey ${dir}/host_key`,
+    `PidFile ${dir}/sshd.pid`,
+    `AuthorizedKeysFile ${dir}/authorized_keys`,
+    "PermitRootLogin prohibit-password",
+    "PasswordAuthentication no",
+    "KbdInteractiveAuthentication no",
+    "UsePAM no",
+    "StrictModes no",
+  ].join("\n");
+  const setup = await exec(
+    `set -e
+     mkdir -p /run/sshd
+     ssh-keygen -q -t ed25519 -N '' -f host_key
+     ssh-keygen -q -t ed25519 -N '' -f user_key
+     cp user_key.pub authorized_keys
+     printf '%s\\n' "$CONFIG" > sshd_config
+     /usr/sbin/sshd -f "$PWD/sshd_config" -E "$PWD/sshd.log"
+     for i in $(seq 100); do [ -s sshd.pid ] && break; sleep 0.05; done
+     [ -s sshd.pid ]`,
+    { cwd: dir, env: { CONFIG: config }, timeoutMs: 30_000 },
+  );
+  if (setup.exitCode !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    return `sshd did not start: ${
+      setup.stderr.text.trim() || setup.stdout.text.trim()
+    }`;
+  }
+  const argv = [
+    "ssh",
+    "-T",
+    "-i",
+    join(dir, "user_key"),
+    "-p",
+    String(port),
+    "-o",
+    "StrictHostKeyChecking=no",
+    "-o",
+    "UserKnownHostsFile=/dev/null",
+    "-o",
+    "BatchMode=yes",
+    "-o",
+    "LogLevel=ERROR",
+    "root@127.0.0.1",
+  ];
+  return {
+    argv,
+    stop: async () => {
+      await exec(`kill $(cat "${dir}/sshd.pid") 2>/dev/null; true`);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const sshd = await startSshd();
+const skip = typeof sshd === "string" ? sshd : false;
+const transport = typeof sshd === "string"
+  ? { argv: ["ssh"] }
+  : { argv: sshd.argv };
+
+test("BashSession over ssh keeps state and reports exit codes", async () => {
+  await using s = new BashSession({
+    transport,
+    cwd: "/tmp",
+    env: { BB_REMOTE: "yes" },
+  });
+  await s.run("cd /usr && export V=kept");
+  const r = await s.run("echo $V $PWD $BB_REMOTE $PAGER; (exit 7)");
+  equal(r.output.text, "kept /usr yes cat\n");
+  equal(r.exitCode, 7);
+  equal(r.cwd, "/usr");
+  const open = await s.run("echo 'abc");
+  match(open.output.text, /unexpected EOF/);
+  equal((await s.run("printf foo")).output.text, "foo");
+}, { skip });
+
+test(
+  "BashSession over ssh: a timeout interrupts the remote command in-band",
+  async () => {
+    const mark = marker();
+    await using s = new BashSession({ transport, killGraceMs: 1000 });
+    await s.run("export KEEP=1");
+    const r = await s.run(`sleep ${mark}`, { timeoutMs: 300 });
+    ok(r.timedOut);
+    equal(r.restarted, false);
+    equal((await gone(mark)).length, 0);
+    equal((await s.run("echo $KEEP")).output.text, "1\n");
+  },
+  { skip },
+);
+
+test(
+  "BashSession over ssh: escalation and close() leave nothing on the server",
+  async () => {
+    const stubborn = marker();
+    const bg = marker();
+    const s = new BashSession({ transport, killGraceMs: 400 });
+    await s.run(`sleep ${bg} &`);
+    equal((await started(bg)).length, 1);
+    const r = await s.run(`trap '' INT TERM; sleep ${stubborn}`, {
+      timeoutMs: 200,
+    });
+    ok(r.timedOut);
+    equal(r.restarted, true);
+    equal((await gone(stubborn)).length, 0);
+    await s.run(`sleep ${bg} &`);
+    await s.close();
+    equal((await gone(bg)).length, 0);
+    equal((await alive(bg)).length, 0);
+  },
+  { skip },
+);
+
+test("BashSession over ssh: a missing remote cwd fails start()", async () => {
+  const s = new BashSession({ transport, cwd: "/nonexistent/bashbox" });
+  await rejects(s.start(), /existing directory on the remote side/);
+  await s.close();
+}, { skip });
+
+test("BashSession rejects a bad transport", () => {
+  for (
+    const transport of [{ argv: [] }, { argv: "ssh" }, {}, { argv: ["ssh", 3] }]
+  ) {
+    let error: Error | undefined;
+    try {
+      // deno-lint-ignore no-explicit-any
+      new BashSession({ transport: transport as any });
+    } catch (e) {
+      error = e as Error;
+    }
+    ok(error);
+    match(error.message, /Expected transport to be \{ argv/);
+  }
+});
+
+// The server must not outlive the file's tests.
+test("(transport tests: stop the OpenSSH server)", async () => {
+  if (typeof sshd !== "string") await sshd.stop();
+});
