@@ -301,8 +301,9 @@ class Shell {
       'export LANG="${LANG:-C.UTF-8}"',
       "BASH_ARGV0=bash",
       // read -N counts characters: ASCII commands read as they are, others in the C locale.
-      `__bba(){ IFS= read -r -N "$1"${input} __bbc; }`,
-      `__bbr(){ local LC_ALL=C;IFS= read -r -N "$1"${input} __bbc; }`,
+      // Both hand the previous command's status on, so `$?` carries across calls.
+      `__bba(){ local s=$?;IFS= read -r -N "$1"${input} __bbc;return $s; }`,
+      `__bbr(){ local s=$? LC_ALL=C;IFS= read -r -N "$1"${input} __bbc;return $s; }`,
       `__bbf(){ local s=$?;printf '%s\\036${s}%d %s\\0' "$1" "$s" "$PWD" >&${SENTINEL_OUT_FD}${errFrame};return $s; }`,
       // The per-call line stays short (bash reads it one byte at a time): the
       // alias expands in memory. Should a command turn aliases off, the

@@ -34,8 +34,12 @@ test("BashSession.run() keeps text that looks like its own sentinel", async () =
   equal(r.exitCode, 0);
 });
 
-test("BashSession.run() reports exit codes", async () => {
+test("BashSession.run() reports exit codes, and $? carries to the next call", async () => {
   await using s = new BashSession();
+  equal((await s.run("(exit 5)")).exitCode, 5);
+  equal((await s.run("echo $?")).output.text, "5\n");
+  equal((await s.run("(exit 6)")).exitCode, 6);
+  equal((await s.run("echo é $?")).output.text, "é 6\n");
   equal((await s.run("false")).exitCode, 1);
   equal((await s.run("(exit 42)")).exitCode, 42);
   equal((await s.run("true")).exitCode, 0);
