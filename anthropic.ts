@@ -33,7 +33,16 @@ import {
   type SessionResult,
 } from "./session.ts";
 
-/** The tool definition to send in `tools`: Anthropic's schema-less bash tool. */
+/**
+ * The tool definition to send in `tools`: Anthropic's schema-less bash tool.
+ *
+ * @example
+ * ```ts
+ * import { BASH_TOOL } from "./mod.ts";
+ *
+ * console.assert(BASH_TOOL.type === "bash_20250124" && BASH_TOOL.name === "bash");
+ * ```
+ */
 export const BASH_TOOL: {
   readonly type: "bash_20250124";
   readonly name: "bash";

@@ -33,7 +33,16 @@ export interface CliIo {
   env?: Record<string, string | undefined>;
 }
 
-/** Default model of `agent` and of `demo` with an API key. */
+/**
+ * Default model of `agent` and of `demo` with an API key.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MODEL } from "./cli.ts";
+ *
+ * console.assert(typeof DEFAULT_MODEL === "string");
+ * ```
+ */
 export const DEFAULT_MODEL = "claude-sonnet-4-5";
 
 const HELP =
@@ -289,7 +298,16 @@ async function repl(options: CommonOptions, io: CliIo): Promise<number> {
   return 0;
 }
 
-/** The transcript line(s) for one agent event. */
+/**
+ * The transcript line(s) for one agent event.
+ *
+ * @example
+ * ```ts
+ * import { describeEvent } from "./cli.ts";
+ *
+ * console.assert(describeEvent({ type: "stop", reason: "end_turn" }) === "\n[stopped: end_turn]\n");
+ * ```
+ */
 export function describeEvent(event: AgentEvent): string {
   switch (event.type) {
     case "text":
@@ -314,7 +332,16 @@ export function describeEvent(event: AgentEvent): string {
   }
 }
 
-/** The scripted conversation of the offline demo. */
+/**
+ * The scripted conversation of the offline demo.
+ *
+ * @example
+ * ```ts
+ * import { DEMO_TURNS } from "./cli.ts";
+ *
+ * console.assert(DEMO_TURNS.at(-1)?.stop_reason === "end_turn");
+ * ```
+ */
 export const DEMO_TURNS: readonly ScriptedTurn[] = [
   {
     content: [

@@ -60,16 +60,43 @@ export interface ExecResult {
   durationMs: number;
 }
 
-/** Default deadline of a command, in milliseconds. */
+/**
+ * Default deadline of a command, in milliseconds.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_TIMEOUT_MS } from "./mod.ts";
+ *
+ * console.assert(DEFAULT_TIMEOUT_MS === 120_000);
+ * ```
+ */
 export const DEFAULT_TIMEOUT_MS = 120_000;
-/** Default time between SIGTERM and SIGKILL, in milliseconds. */
+/**
+ * Default time between SIGTERM and SIGKILL, in milliseconds.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_KILL_GRACE_MS } from "./mod.ts";
+ *
+ * console.assert(DEFAULT_KILL_GRACE_MS === 500);
+ * ```
+ */
 export const DEFAULT_KILL_GRACE_MS = 500;
 /** How long output is drained after the command's main process exits. */
 const DRAIN_AFTER_EXIT_MS = 100;
 
 const encoder = new TextEncoder();
 
-/** Checks a duration option: a positive finite number of milliseconds. */
+/**
+ * Checks a duration option: a positive finite number of milliseconds.
+ *
+ * @example
+ * ```ts
+ * import { checkDuration } from "./exec.ts";
+ *
+ * console.assert(checkDuration("timeoutMs", 5) === 5);
+ * ```
+ */
 export function checkDuration(
   name: string,
   value: unknown,
@@ -88,7 +115,16 @@ export function checkDuration(
   return value;
 }
 
-/** Checks a command string: non-empty and without NUL bytes. */
+/**
+ * Checks a command string: non-empty and without NUL bytes.
+ *
+ * @example
+ * ```ts
+ * import { checkCommand } from "./exec.ts";
+ *
+ * console.assert(checkCommand("ls") === "ls");
+ * ```
+ */
 export function checkCommand(command: unknown): string {
   if (typeof command !== "string") {
     throw new TypeError(

@@ -50,7 +50,16 @@ export interface FormatOptions {
   spillPath?: string;
 }
 
-/** Default character budget of the output shown to the model. */
+/**
+ * Default character budget of the output shown to the model.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MAX_CHARS } from "./format.ts";
+ *
+ * console.assert(DEFAULT_MAX_CHARS === 30_000);
+ * ```
+ */
 export const DEFAULT_MAX_CHARS = 30_000;
 
 const SIGNAL_MEANINGS: Record<string, string> = {
@@ -414,6 +423,13 @@ export interface ToolResultBlock {
 /**
  * Exit code 1 means "no match" or "differs" for these programs, not failure.
  * Keys are program names; values are the exit codes that are not errors.
+ *
+ * @example
+ * ```ts
+ * import { BENIGN_EXIT_CODES } from "./format.ts";
+ *
+ * console.assert(BENIGN_EXIT_CODES.grep.includes(1));
+ * ```
  */
 export const BENIGN_EXIT_CODES: Readonly<Record<string, readonly number[]>> = {
   grep: [1],

@@ -155,7 +155,20 @@ export interface ParseLimits {
   maxCommands?: number;
 }
 
-/** A syntax error (or a limit) with its position. */
+/**
+ * A syntax error (or a limit) with its position.
+ *
+ * @example
+ * ```ts
+ * import { parse, ParseError } from "./parse.ts";
+ *
+ * try {
+ *   parse("echo 'open");
+ * } catch (error) {
+ *   console.assert(error instanceof ParseError && error.line === 1);
+ * }
+ * ```
+ */
 export class ParseError extends Error {
   /** Offset in the source. */
   readonly offset: number;

@@ -393,7 +393,17 @@ function gitCheck(args: string[]): string | null {
   return null;
 }
 
-/** A small reading of sed scripts: refuses commands that run programs or touch files. */
+/**
+ * A small reading of sed scripts: refuses commands that run programs or touch files.
+ *
+ * @example
+ * ```ts
+ * import { sedScriptProblem } from "./policy.ts";
+ *
+ * console.assert(sedScriptProblem("s/a/b/g") === null);
+ * console.assert(sedScriptProblem("s/a/b/e") !== null);
+ * ```
+ */
 export function sedScriptProblem(script: string): string | null {
   let i = 0;
   const n = script.length;
@@ -557,7 +567,17 @@ function sedCheck(args: string[]): string | null {
   return null;
 }
 
-/** Refuses awk programs that can run commands or write files. */
+/**
+ * Refuses awk programs that can run commands or write files.
+ *
+ * @example
+ * ```ts
+ * import { awkProgramProblem } from "./policy.ts";
+ *
+ * console.assert(awkProgramProblem("NR > 1 { print $2 }") === null);
+ * console.assert(awkProgramProblem("BEGIN { system(\"id\") }") !== null);
+ * ```
+ */
 export function awkProgramProblem(program: string): string | null {
   // Drop string literals so their text cannot hide or fake a construct.
   const code = program.replace(/"(?:[^"\\\n]|\\.)*"/g, '""');

@@ -106,7 +106,16 @@ export function bwrapArgv(
   return argv;
 }
 
-/** The host pid bwrap reports on its info fd, found at the start of its output. */
+/**
+ * The host pid bwrap reports on its info fd, found at the start of its output.
+ *
+ * @example
+ * ```ts
+ * import { bwrapChildPid } from "./sandbox.ts";
+ *
+ * console.assert(bwrapChildPid('{ "child-pid": 42 }') === 42);
+ * ```
+ */
 export function bwrapChildPid(output: string): number | null {
   const m = /"child-pid":\s*(\d+)/.exec(output);
   return m ? Number(m[1]) : null;

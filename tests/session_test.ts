@@ -1,5 +1,5 @@
 import { deepStrictEqual, equal, match, ok, rejects } from "node:assert/strict";
-import { BashSession, SpawnError } from "../mod.ts";
+import { BashSession, exec, SpawnError } from "../mod.ts";
 import { liveGroupCount } from "../_runtime.ts";
 import { test } from "./_harness.ts";
 import { alive, gone, marker, started } from "./_procs.ts";
@@ -353,4 +353,30 @@ test("BashSession.start() starts the shell in cwd", async () => {
   await s.start();
   ok(typeof s.pid === "number");
   deepStrictEqual((await s.run("pwd")).output.text, "/tmp\n");
+});
+
+test("BashSession with login: true loads the user's profile", async () => {
+  const home = await exec(["bash", "-c", "mktemp -d"]);
+  const dir = home.stdout.text.trim();
+  await exec([
+    "bash",
+    "-c",
+    'echo "export BB_FROM_PROFILE=loaded" > "$1/.bash_profile"',
+    "_",
+    dir,
+  ]);
+  try {
+    await using login = new BashSession({ login: true, env: { HOME: dir } });
+    equal(
+      (await login.run("echo ${BB_FROM_PROFILE:-none}")).output.text,
+      "loaded\n",
+    );
+    await using plain = new BashSession({ env: { HOME: dir } });
+    equal(
+      (await plain.run("echo ${BB_FROM_PROFILE:-none}")).output.text,
+      "none\n",
+    );
+  } finally {
+    await exec(["bash", "-c", 'rm -rf "$1"', "_", dir]);
+  }
 });
