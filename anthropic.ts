@@ -457,6 +457,9 @@ export class BashTool {
       timeoutMs: this.#options.timeoutMs ?? undefined,
       previousCwd,
       spillPath,
+      spillCappedAt: spill?.capped
+        ? this.#options.spillMaxBytes ?? DEFAULT_SPILL_MAX_BYTES
+        : undefined,
       benignExitCodes: this.#options.benignExitCodes,
     });
     block.content = this.#redact(block.content);

@@ -48,6 +48,8 @@ export interface FormatOptions {
   previousCwd?: string;
   /** File that holds the full output, named when output was cut. */
   spillPath?: string;
+  /** Set when the spill file holds only this many first bytes (it hit its cap). */
+  spillCappedAt?: number;
 }
 
 /**
@@ -255,6 +257,7 @@ function formatStream(
   budget: number,
   headShare: number,
   spillPath: string | undefined,
+  spillCappedAt?: number,
 ): { text: string; cut: boolean } {
   const whole = capture.truncated ? capture.head + capture.tail : capture.text;
   if (looksBinary(whole)) {
@@ -296,7 +299,9 @@ function formatStream(
     parts.join(" ")
   } omitted; the output was ${capture.totalBytes} bytes in all`;
   notice += spillPath
-    ? `; the full output is in ${spillPath}: read it with sed -n or grep ...]`
+    ? spillCappedAt !== undefined
+      ? `; the first ${spillCappedAt} bytes are in ${spillPath}: read them with sed -n or grep ...]`
+      : `; the full output is in ${spillPath}: read it with sed -n or grep ...]`
     : " ...]";
   const joint = head.text === "" || head.text.endsWith("\n") ? "" : "\n";
   return { text: `${head.text}${joint}${notice}\n${tail.text}`, cut: true };
@@ -367,17 +372,35 @@ export function formatResult(
     const outBudget = Math.floor(maxChars * outShare);
     head += "stdout:\n" +
       ensureNewline(
-        formatStream(result.output, outBudget, headShare, options.spillPath)
+        formatStream(
+          result.output,
+          outBudget,
+          headShare,
+          options.spillPath,
+          options.spillCappedAt,
+        )
           .text,
       ) +
       "stderr:\n" +
-      formatStream(stderr, maxChars - outBudget, headShare, options.spillPath)
+      formatStream(
+        stderr,
+        maxChars - outBudget,
+        headShare,
+        options.spillPath,
+        options.spillCappedAt,
+      )
         .text;
     return head;
   }
   const only = hasOut ? result.output : stderr!;
   return head + (hasOut ? "" : "stderr:\n") +
-    formatStream(only, maxChars, headShare, options.spillPath).text;
+    formatStream(
+      only,
+      maxChars,
+      headShare,
+      options.spillPath,
+      options.spillCappedAt,
+    ).text;
 }
 
 function ensureNewline(s: string): string {

@@ -393,6 +393,28 @@ test("BashTool keeps cut output in a spill file the model can read", async () =>
   equal(existsSync(spillPath), false);
 });
 
+test("BashTool caps a spill file at spillMaxBytes", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "bashbox-spill-"));
+  try {
+    await using tool = new BashTool({
+      maxOutputChars: 200,
+      spillDir: dir,
+      spillMaxBytes: 5000,
+    });
+    const block = await tool.handle({
+      id: "c",
+      input: { command: "seq 1 100000" },
+    });
+    const path = String(block.content).match(
+      /the first 5000 bytes are in (\S+):/,
+    )?.[1];
+    ok(path?.startsWith(dir), String(block.content));
+    equal(readFileSync(path!, "utf8").length, 5000);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("BashTool.handleAll() runs only the bash calls of a message, in order", async () => {
   await using tool = new BashTool();
   const results = await tool.handleAll({
