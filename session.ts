@@ -169,7 +169,7 @@ function transportLauncher(shell: string, argv: readonly string[]): string[] {
 }
 
 type Frame =
-  | { kind: "done"; status: number; cwd: string }
+  | { kind: "done"; status: number | null; cwd: string }
   | { kind: "exit"; status: ExitStatus };
 
 /** One bash process and the readers of its pipes. */
@@ -329,7 +329,7 @@ class Shell {
     const id = randomId();
     const needle = this.needle(id);
     return new Promise<Frame>((resolve) => {
-      let status = -1;
+      let status: number | null = null;
       let cwd = "";
       let waiting = this.separate ? 2 : 1;
       const finish = () => {
@@ -344,9 +344,10 @@ class Shell {
       this.#onGone = resolve;
       this.out.begin(needle, sinks.out, (trailer) => {
         const text = decoder.decode(trailer);
-        const space = text.indexOf(" ");
-        status = Number.parseInt(text.slice(0, space), 10);
-        cwd = text.slice(space + 1);
+        const m = /^(\d{1,3}) /.exec(text);
+        // A trailer that does not read right never passes for success.
+        status = m ? Number(m[1]) : null;
+        cwd = m ? text.slice(m[0].length) : "";
         finish();
       });
       if (this.separate) this.err.begin(needle, sinks.err, finish);
@@ -832,7 +833,7 @@ export class BashSession {
     let restarted = lostBefore;
     if (frame.kind === "done") {
       exitCode = frame.status;
-      this.#cwd = frame.cwd;
+      if (frame.cwd !== "") this.#cwd = frame.cwd;
     } else {
       // The shell died: exit, exec, set -e, a kill from outside, or the escalation.
       await shell.kill();
