@@ -260,6 +260,9 @@ async function killLatency(): Promise<void> {
     const session = new BashSession({ killGraceMs });
     for (let i = 0; i < reps; i++) {
       const mark = `1000.${Math.floor(Math.random() * 1e9)}`;
+      // A shell killed by the previous escalation restarts on the next run:
+      // start it first, so the deadline counts from the command alone.
+      if (via === "session") await session.run("true");
       const start = now();
       if (via === "session") await session.run(make(mark), { timeoutMs });
       else await exec(make(mark), { timeoutMs, killGraceMs });
