@@ -396,10 +396,10 @@ class Shell {
   /** Kills the whole group and waits until the shell is gone. */
   async kill(): Promise<void> {
     this.killed = true;
-    if (
-      this.exitStatus === null || this.innerGroup !== null ||
-      this.remoteGroup !== null
-    ) {
+    // A remote group may outlive the local transport (background jobs): it is
+    // killed in any case. A sandbox's group dies with bwrap, and its pid may
+    // be reused afterwards: it is signalled only while bwrap runs.
+    if (this.exitStatus === null || this.remoteGroup !== null) {
       await this.signal("SIGKILL");
     }
     await this.gone;
