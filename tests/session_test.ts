@@ -158,6 +158,30 @@ test("BashSession.run() timeout interrupts and keeps the session state", async (
   equal((await s.run("echo $BB_KEEP $PWD")).output.text, "yes /tmp\n");
 });
 
+test("BashSession.run() timeout stops the rest of the command line, as Ctrl-C does", async () => {
+  await using s = new BashSession({ killGraceMs: 2000 });
+  await s.run("cd /tmp; BB_KEEP=yes");
+  for (
+    const command of [
+      `echo before; sleep ${marker()}; echo after`,
+      `echo before; for i in 1 2 3; do sleep ${marker()}; echo loop; done; echo after`,
+      `f() { sleep ${marker()}; echo in-f; }; echo before; f; echo after`,
+      `echo before; sleep ${marker()} && echo and || echo or`,
+    ]
+  ) {
+    const r = await s.run(command, { timeoutMs: 200 });
+    equal(r.output.text, "before\n", command);
+    equal(r.exitCode, 130);
+    ok(r.timedOut);
+    equal(r.restarted, false);
+  }
+  // The session is back to normal: state kept, nothing skipped, no trap left.
+  const after = await s.run(
+    "echo $BB_KEEP $PWD; shopt -q extdebug || echo no-extdebug; trap -p DEBUG; echo done",
+  );
+  equal(after.output.text, "yes /tmp\nno-extdebug\ndone\n");
+});
+
 test("BashSession.run() escalates when the command ignores the interrupt", async () => {
   await using s = new BashSession({ killGraceMs: 300 });
   const mark = marker();
