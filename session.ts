@@ -284,6 +284,14 @@ class Shell {
     // gets replaced by /dev/null.
     const input = this.scriptFd ? " -u 255" : "";
     const eof = this.scriptFd ? "" : " </dev/null";
+    // read -N counts characters: ASCII commands read as they are, others in
+    // the C locale. Both hand the previous status on, so `$?` carries over.
+    const readAscii =
+      `__bba(){ local s=$?;IFS= read -r -N "$1"${input} __bbc;return $s; }`;
+    const readBytes =
+      `__bbr(){ local s=$? LC_ALL=C;IFS= read -r -N "$1"${input} __bbc;return $s; }`;
+    const frameEnd =
+      `__bbf(){ local s=$?;printf '%s\\036${s}%d %s\\0' "$1" "$s" "$PWD" >&${SENTINEL_OUT_FD}${errFrame};return $s; }`;
     return [
       ...(this.scriptFd ? ["exec </dev/null"] : []),
       ...this.remoteSetup,
@@ -298,19 +306,19 @@ class Shell {
       }`,
       // An interrupt stops the rest of the command line, as Ctrl-C does at a
       // prompt: the INT handler makes a DEBUG trap (with extdebug) skip every
-      // command until bashbox's own functions run, which undo it.
-      "__bbd(){ [[ $BASH_COMMAND == __bb[faru]* || ${FUNCNAME[1]} == __bb[faru] ]]; }",
-      "__bbi(){ __bbint=130;shopt -s extdebug;trap __bbd DEBUG; }",
-      "__bbu(){ __bbint=;trap - DEBUG;shopt -u extdebug; }",
+      // command but bashbox's own, and swaps in framing functions that undo
+      // it first. The normal path pays nothing for this.
+      "__bbd(){ [[ $BASH_COMMAND == __bb[afrsui]* || ${FUNCNAME[1]} == __bb[afrsui] ]]; }",
+      "__bbs(){ return $1; }",
+      `__bbu(){ trap - DEBUG;shopt -u extdebug;${readAscii};${readBytes};${frameEnd}; }`,
+      '__bbi(){ __bba(){ __bbu;__bba "$@"; };__bbr(){ __bbu;__bbr "$@"; };__bbf(){ __bbu;__bbs 130;__bbf "$@"; };shopt -s extdebug;trap __bbd DEBUG; }',
       "trap __bbi INT",
       "PS1= PS2= PROMPT_COMMAND=",
       'export LANG="${LANG:-C.UTF-8}"',
       "BASH_ARGV0=bash",
-      // read -N counts characters: ASCII commands read as they are, others in the C locale.
-      // Both hand the previous command's status on, so `$?` carries across calls.
-      `__bba(){ local s=$?;[[ -z $__bbint ]]||__bbu;IFS= read -r -N "$1"${input} __bbc;return $s; }`,
-      `__bbr(){ local s=$? LC_ALL=C;[[ -z $__bbint ]]||__bbu;IFS= read -r -N "$1"${input} __bbc;return $s; }`,
-      `__bbf(){ local s=$?;[[ -z $__bbint ]]||{ s=$__bbint;__bbu; };printf '%s\\036${s}%d %s\\0' "$1" "$s" "$PWD" >&${SENTINEL_OUT_FD}${errFrame};return $s; }`,
+      readAscii,
+      readBytes,
+      frameEnd,
       // The per-call line stays short (bash reads it one byte at a time): the
       // alias expands in memory. Should a command turn aliases off, the
       // function of the same name still ends the command.
