@@ -5,6 +5,11 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 export PATH="$root/.tools/node_modules/.bin:$PATH"
+# Run as `deno task test` by someone without the pinned toolchain or the npm
+# dependencies: let denow install them (it needs node and npm).
+if ! command -v bun >/dev/null 2>&1 || [ ! -d "$root/node_modules/@anthropic-ai/sdk" ]; then
+  "$root/denow" --version >/dev/null
+fi
 status=0
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
