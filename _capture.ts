@@ -200,3 +200,19 @@ function continuationPrefix(bytes: Uint8Array): number {
   while (i < 3 && i < bytes.length && (bytes[i] & 0xc0) === 0x80) i++;
   return i;
 }
+
+/**
+ * The chunk handler that feeds `buffer` and, when given, hands a copy of each
+ * chunk to `onOutput` (chunks are views of a reused buffer).
+ */
+export function captureSink<S extends string>(
+  buffer: CaptureBuffer,
+  stream: S,
+  onOutput?: (chunk: Uint8Array, stream: S) => void,
+): (chunk: Uint8Array) => void {
+  if (!onOutput) return (chunk) => buffer.push(chunk);
+  return (chunk) => {
+    buffer.push(chunk);
+    onOutput(chunk.slice(), stream);
+  };
+}

@@ -489,6 +489,26 @@ export function pump(
   };
 }
 
+/** How long output is drained after a process group's leader exits. */
+const DRAIN_AFTER_EXIT_MS = 100;
+
+/**
+ * After the leader of `proc` exited: waits for `pumps` to reach EOF for a
+ * bounded time; when a background child still holds the pipes, kills what is
+ * left of the group and, if the pipes stay open even then, stops the pumps.
+ */
+export async function drainAfterExit(
+  proc: GroupProcess,
+  pumps: readonly Pump[],
+): Promise<void> {
+  const drained = Promise.all(pumps.map((p) => p.done));
+  if (await within(drained, DRAIN_AFTER_EXIT_MS)) return;
+  await proc.killGroup("SIGKILL").catch(() => {});
+  if (!await within(drained, DRAIN_AFTER_EXIT_MS)) {
+    await Promise.all(pumps.map((p) => p.stop()));
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Timers that never outlive their purpose.
 

@@ -485,6 +485,23 @@ export class BashTool {
     );
   }
 
+  /** What both audit records of a call carry. */
+  #auditFields(id: string, command: string, decision: string): {
+    time: string;
+    sessionId: string;
+    toolUseId: string;
+    command: string;
+    decision: string;
+  } {
+    return {
+      time: new Date().toISOString(),
+      sessionId: this.#sessionId,
+      toolUseId: id,
+      command: this.#redact(command),
+      decision,
+    };
+  }
+
   async #auditStart(
     id: string,
     command: string,
@@ -495,11 +512,7 @@ export class BashTool {
     if (!audit) return;
     await audit.write({
       event: "start",
-      time: new Date().toISOString(),
-      sessionId: this.#sessionId,
-      toolUseId: id,
-      command: this.#redact(command),
-      decision,
+      ...this.#auditFields(id, command, decision),
       ...(reason !== undefined ? { reason } : {}),
     });
   }
@@ -518,11 +531,7 @@ export class BashTool {
     const content = typeof block.content === "string" ? block.content : "";
     await audit.write({
       event: "end",
-      time: new Date().toISOString(),
-      sessionId: this.#sessionId,
-      toolUseId: id,
-      command: this.#redact(command),
-      decision,
+      ...this.#auditFields(id, command, decision),
       exitCode: result?.exitCode ?? null,
       timedOut: result?.timedOut ?? false,
       restarted: result?.restarted ?? false,

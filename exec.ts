@@ -9,11 +9,12 @@
 import {
   type Capture,
   CaptureBuffer,
+  captureSink,
   checkByteLimit,
   DEFAULT_HEAD_BYTES,
   DEFAULT_TAIL_BYTES,
 } from "./_capture.ts";
-import { pump, spawnGroup, within } from "./_runtime.ts";
+import { drainAfterExit, pump, spawnGroup } from "./_runtime.ts";
 import { NONINTERACTIVE_ENV } from "./_env.ts";
 
 /** Options for {@linkcode exec}. */
@@ -82,8 +83,6 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
  * ```
  */
 export const DEFAULT_KILL_GRACE_MS = 500;
-/** How long output is drained after the command's main process exits. */
-const DRAIN_AFTER_EXIT_MS = 100;
 
 const encoder = new TextEncoder();
 
@@ -257,24 +256,13 @@ export async function exec(
 
   const out = new CaptureBuffer(headBytes, tailBytes);
   const err = new CaptureBuffer(headBytes, tailBytes);
-  const onOutput = options.onOutput;
   const outPump = pump(
     child.stdout,
-    onOutput
-      ? (c) => {
-        out.push(c);
-        onOutput(c.slice(), "stdout");
-      }
-      : (c) => out.push(c),
+    captureSink(out, "stdout", options.onOutput),
   );
   const errPump = pump(
     child.stderr,
-    onOutput
-      ? (c) => {
-        err.push(c);
-        onOutput(c.slice(), "stderr");
-      }
-      : (c) => err.push(c),
+    captureSink(err, "stderr", options.onOutput),
   );
   if (input !== undefined) {
     child.write(input).then(() => child.closeStdin());
@@ -304,14 +292,7 @@ export async function exec(
     clearTimeout(deadline);
     options.signal?.removeEventListener("abort", onAbort);
   }
-  const drained = Promise.all([outPump.done, errPump.done]);
-  if (!await within(drained, DRAIN_AFTER_EXIT_MS)) {
-    // A background child holds the pipes: kill what is left of the group.
-    await child.killGroup("SIGKILL").catch(() => {});
-    if (!await within(drained, DRAIN_AFTER_EXIT_MS)) {
-      await Promise.all([outPump.stop(), errPump.stop()]);
-    }
-  }
+  await drainAfterExit(child, [outPump, errPump]);
   if (timedOut || aborted) {
     // Whatever ignored SIGTERM, even with the pipes closed, dies now.
     clearTimeout(killTimer);

@@ -566,11 +566,11 @@ class Parser {
         }
         if (command === null) {
           this.pos++;
-          const body = this.list([")"], false);
-          this.skipNewlines();
-          if (this.peek() !== ")") this.fail("syntax error: expected `)'");
-          this.pos++;
-          command = { type: "Subshell", body, redirects: [] };
+          command = {
+            type: "Subshell",
+            body: this.closeParen(false),
+            redirects: [],
+          };
         }
       }
       if (command !== null) {
@@ -604,6 +604,21 @@ class Parser {
   peekWordText(): string {
     const m = /^[^ \t\n;&|<>()]*/.exec(this.src.slice(this.pos));
     return m ? m[0] : this.peek();
+  }
+
+  /** The statements up to the `)` closing a `(` just read, and that `)`. */
+  closeParen(allowEmpty: boolean): Statement[] {
+    const body = this.list([")"], allowEmpty);
+    this.skipNewlines();
+    if (this.peek() !== ")") {
+      this.fail(
+        this.eof()
+          ? "unexpected EOF while looking for matching `)'"
+          : `syntax error near unexpected token \`${this.tokenAt()}'`,
+      );
+    }
+    this.pos++;
+    return body;
   }
 
   ifCommand(): Command {
@@ -1146,13 +1161,8 @@ class Parser {
         const dir = c;
         this.pos += 2;
         this.enter();
-        const body = this.list([")"]);
+        const body = this.closeParen(true);
         this.leave();
-        this.skipNewlines();
-        if (this.peek() !== ")") {
-          this.fail("syntax error: unexpected end of file, expected `)'");
-        }
-        this.pos++;
         push({ type: "ProcSubst", dir, body });
         continue;
       }
@@ -1421,17 +1431,8 @@ class Parser {
       }
       this.pos += 2;
       this.enter();
-      const body = this.list([")"]);
-      this.skipNewlines();
+      const body = this.closeParen(true);
       this.leave();
-      if (this.peek() !== ")") {
-        this.fail(
-          this.eof()
-            ? "unexpected EOF while looking for matching `)'"
-            : `syntax error near unexpected token \`${this.tokenAt()}'`,
-        );
-      }
-      this.pos++;
       return { type: "CmdSubst", body, backquoted: false, quoted };
     }
     if (n === "[") {

@@ -17,6 +17,7 @@
 import {
   type Capture,
   CaptureBuffer,
+  captureSink,
   checkByteLimit,
   DEFAULT_HEAD_BYTES,
   DEFAULT_TAIL_BYTES,
@@ -24,6 +25,7 @@ import {
 import { NONINTERACTIVE_ENV } from "./_env.ts";
 import { SentinelScanner } from "./_framing.ts";
 import {
+  drainAfterExit,
   type ExitStatus,
   type GroupProcess,
   type GroupSignal,
@@ -33,7 +35,6 @@ import {
   signalGroup,
   SpawnError,
   spawnGroup,
-  within,
 } from "./_runtime.ts";
 import {
   checkCommand,
@@ -130,7 +131,6 @@ const decoder = new TextDecoder();
 /** Fds the shell keeps for its sentinels, so `exec >file` cannot redirect them. */
 const SENTINEL_OUT_FD = 19;
 const SENTINEL_ERR_FD = 18;
-const DRAIN_AFTER_EXIT_MS = 100;
 /**
  * Deno gives the shell a real pipe as stdin, which bash can open again as
  * `/dev/fd/0` and read its script from (fd 255); Bun gives a socket, which
@@ -257,13 +257,7 @@ class Shell {
     ];
     this.gone = this.proc.status.then(async (status) => {
       this.exitStatus = status;
-      const drained = Promise.all(this.#pumps.map((p) => p.done));
-      if (!await within(drained, DRAIN_AFTER_EXIT_MS)) {
-        await this.proc.killGroup("SIGKILL").catch(() => {});
-        if (!await within(drained, DRAIN_AFTER_EXIT_MS)) {
-          await Promise.all(this.#pumps.map((p) => p.stop()));
-        }
-      }
+      await drainAfterExit(this.proc, this.#pumps);
       await this.proc.closeStdin();
       this.out.end();
       this.err.end();
@@ -794,20 +788,10 @@ export class BashSession {
     const err = shell.separate
       ? new CaptureBuffer(this.#headBytes, this.#tailBytes)
       : null;
-    const onOutput = options.onOutput;
     const sinks = {
-      out: onOutput
-        ? (b: Uint8Array) => {
-          out.push(b);
-          onOutput(b.slice(), "stdout");
-        }
-        : (b: Uint8Array) => out.push(b),
-      err: onOutput
-        ? (b: Uint8Array) => {
-          err!.push(b);
-          onOutput(b.slice(), "stderr");
-        }
-        : (b: Uint8Array) => err!.push(b),
+      out: captureSink(out, "stdout", options.onOutput),
+      // Merged mode has no stderr stream: nothing reaches this sink.
+      err: err ? captureSink(err, "stderr", options.onOutput) : () => {},
     };
 
     let timedOut = false;
