@@ -31,25 +31,36 @@ import {
   type GroupSignal,
   type Pump,
   pump,
+  resolveProgram,
   RUNTIME,
-  signalGroup,
   SpawnError,
   spawnGroup,
 } from "./_runtime.ts";
 import {
   checkCommand,
-  checkDuration,
   DEFAULT_KILL_GRACE_MS,
   DEFAULT_TIMEOUT_MS,
-  exec,
 } from "./exec.ts";
-import { type Limits, limitsScript } from "./policy.ts";
 import {
-  bwrapArgv,
-  bwrapChildPid,
-  type Sandbox,
-  sandboxLauncher,
-} from "./sandbox.ts";
+  abortedBeforeStart,
+  checkDuration,
+  checkSignal,
+  escalation,
+  guardCallback,
+  OutputCallbackError,
+} from "./_deadline.ts";
+import {
+  ControlChannel,
+  type Launch,
+  launchArgv,
+  launchOf,
+  signalSandbox,
+  type Transport,
+} from "./_launch.ts";
+import { type Limits, limitsScript } from "./policy.ts";
+import { bwrapArgv, bwrapChildPid, type Sandbox } from "./sandbox.ts";
+
+export type { Transport };
 
 /** Options for {@linkcode BashSession}. */
 export interface BashSessionOptions {
@@ -86,12 +97,6 @@ export interface BashSessionOptions {
    * to the remote shell.
    */
   transport?: Transport;
-}
-
-/** A byte pipe to a remote bash. */
-export interface Transport {
-  /** The local command whose stdin/stdout reach the remote side. */
-  argv: readonly string[];
 }
 
 /** Options for one {@linkcode BashSession.run} call. */
@@ -160,14 +165,6 @@ function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
-/**
- * Runs a transport through the shell (`exec "$@"`), so Deno needs no run
- * permission beyond the shell's; the pid and process group stay the same.
- */
-function transportLauncher(shell: string, argv: readonly string[]): string[] {
-  return [shell, "-c", 'exec "$@"', "bashbox-transport", ...argv];
-}
-
 type Frame =
   | { kind: "done"; status: number | null; cwd: string }
   | { kind: "exit"; status: ExitStatus };
@@ -193,8 +190,12 @@ class Shell {
   readonly transport: readonly string[] | undefined;
   /** Lines run first on a remote shell (environment, cwd). */
   readonly remoteSetup: string[];
-  /** The remote shell's process group, for in-band signals. */
+  /** The remote shell's process group and session, for in-band signals. */
   remoteGroup: number | null = null;
+  remoteSession: number | null = null;
+  /** The second connection that carries signals to the remote side. */
+  readonly control: ControlChannel | null;
+  readonly launch: Launch;
   /** Runs inside a sandbox whose processes form the group `innerGroup`. */
   readonly sandboxed: boolean;
   innerGroup: number | null = null;
@@ -213,6 +214,7 @@ class Shell {
     this.separate = options.separate;
     this.limits = options.limits ? limitsScript(options.limits) : "";
     this.killer = options.shell;
+    this.launch = launchOf(options);
     this.transport = options.transport?.argv;
     // Over a transport, stdin may be anything: bash reads its script from it.
     this.scriptFd = SCRIPT_FROM_FD && this.transport === undefined;
@@ -234,11 +236,7 @@ class Shell {
       ]
       : [];
     this.proc = spawnGroup(
-      options.sandbox
-        ? sandboxLauncher(options.shell, bwrapArgv(options.sandbox, inner))
-        : this.transport
-        ? transportLauncher(options.shell, [...this.transport, ...inner])
-        : inner,
+      launchArgv(this.launch, options.shell, inner),
       {
         cwd: options.sandbox || this.transport ? undefined : options.cwd,
         env: this.transport
@@ -248,6 +246,10 @@ class Shell {
         killer: options.shell,
       },
     );
+    // Opened with the session, so a signal never waits for a connection.
+    this.control = options.transport
+      ? new ControlChannel(options.transport, options.shell)
+      : null;
     this.#pumps = [
       pump(this.proc.stdout, (c) => this.out.push(c)),
       pump(
@@ -291,7 +293,7 @@ class Shell {
       ...this.remoteSetup,
       ...(this.transport
         ? [
-          `printf 'BASHBOX_PGID=%s\\n' "$(cut -d' ' -f5 /proc/$$/stat 2>/dev/null || ps -o pgid= -p $$)"`,
+          `printf 'BASHBOX_PGID=%s\\n' "$(cut -d' ' -f5,6 /proc/$$/stat 2>/dev/null || ps -o pgid=,sid= -p $$)"`,
         ]
         : []),
       ...(this.limits ? [this.limits.trimEnd()] : []),
@@ -377,28 +379,27 @@ class Shell {
     });
   }
 
-  /** Signals everything the shell runs (inside a sandbox: its process group). */
+  /**
+   * Signals everything the shell runs: its process group and every other
+   * process of its session (inside a sandbox: the sandbox's session; over a
+   * transport: the remote ones, through the control channel). Resolves when
+   * the signal was delivered.
+   */
   async signal(signal: GroupSignal): Promise<void> {
-    if (this.transport !== undefined && this.remoteGroup !== null) {
-      // Signals cannot cross the pipe: run kill at the other end.
-      await exec(
-        transportLauncher(this.killer, [
-          ...this.transport,
-          "kill",
-          "-s",
-          signal.slice(3),
-          "--",
-          `-${this.remoteGroup}`,
-        ]),
-        { timeoutMs: 10_000, killGraceMs: 100 },
-      ).catch(() => {});
+    if (this.control !== null && this.remoteGroup !== null) {
+      // Signals cannot cross the pipe: the control channel runs kill there.
+      await this.control.signal(
+        signal,
+        this.remoteGroup,
+        this.remoteSession ?? this.remoteGroup,
+      );
       if (signal !== "SIGKILL") return;
     }
     if (this.innerGroup !== null) {
-      await signalGroup(this.innerGroup, signal, this.killer).catch(() => {});
+      await signalSandbox(this.innerGroup, signal, this.killer);
       if (signal !== "SIGKILL") return;
     }
-    await this.proc.killGroup(signal).catch(() => {});
+    await this.proc.killSession(signal);
   }
 
   /** Kills the whole group and waits until the shell is gone. */
@@ -409,8 +410,12 @@ class Shell {
     // be reused afterwards: it is signalled only while bwrap runs.
     if (this.exitStatus === null || this.remoteGroup !== null) {
       await this.signal("SIGKILL");
+    } else if (this.launch.kind === "local") {
+      // What left the group but not the session dies with the shell.
+      await this.proc.killSession("SIGKILL");
     }
     await this.gone;
+    await this.control?.close();
   }
 }
 
@@ -581,9 +586,18 @@ export class BashSession {
     try {
       this.#assertOpen();
       checkCommand(command);
+      if (options === null || typeof options !== "object") {
+        throw new TypeError(
+          `Expected the run options to be an object, got ${
+            options === null ? "null" : typeof options
+          }`,
+        );
+      }
       if (options.timeoutMs !== undefined) {
         checkDuration("timeoutMs", options.timeoutMs);
       }
+      const signal = checkSignal(options.signal);
+      if (signal?.aborted) throw abortedBeforeStart(signal);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -699,7 +713,7 @@ export class BashSession {
         cwd: o.cwd,
         env: o.env,
         login: o.login ?? false,
-        shell: o.shell ?? "bash",
+        shell: resolveProgram(o.shell ?? "bash", o.env),
         separate: o.stderr === "separate",
         sandbox: o.sandbox,
         limits: o.limits,
@@ -755,12 +769,13 @@ export class BashSession {
       throw new TypeError("The session is closed");
     }
     if (shell.transport) {
-      const m = /BASHBOX_PGID=\s*(\d+)/.exec(startup.finish().text);
+      const m = /BASHBOX_PGID=\s*(\d+)\s+(\d+)/.exec(startup.finish().text);
       if (m === null) {
         await shell.kill();
         throw new Error("The remote shell did not report its process group");
       }
       shell.remoteGroup = Number(m[1]);
+      shell.remoteSession = Number(m[2]);
     }
     if (shell.sandboxed) {
       shell.innerGroup = bwrapChildPid(startup.finish().text);
@@ -779,6 +794,8 @@ export class BashSession {
 
   async #run(command: string, options: RunOptions): Promise<SessionResult> {
     this.#assertOpen();
+    // Aborted while it waited in the queue: it never starts.
+    if (options.signal?.aborted) throw abortedBeforeStart(options.signal);
     const lostBefore = this.#shell !== null &&
       this.#shell.exitStatus !== null &&
       !this.#shell.killed;
@@ -788,26 +805,35 @@ export class BashSession {
     const err = shell.separate
       ? new CaptureBuffer(this.#headBytes, this.#tailBytes)
       : null;
+    const onOutput = guardCallback(options.onOutput);
     const sinks = {
-      out: captureSink(out, "stdout", options.onOutput),
+      out: captureSink(out, "stdout", onOutput.call),
       // Merged mode has no stderr stream: nothing reaches this sink.
-      err: err ? captureSink(err, "stderr", options.onOutput) : () => {},
+      err: err ? captureSink(err, "stderr", onOutput.call) : () => {},
     };
 
     let timedOut = false;
     let aborted = false;
+    let finished = false;
+    /** A signal past the interrupt was sent: the shell's state is not trusted. */
+    let escalated = false;
     const timers: ReturnType<typeof setTimeout>[] = [];
-    const stop = (why: "timeout" | "abort") => {
+    const stop = async (why: "timeout" | "abort") => {
       if (timedOut || aborted) return;
       if (why === "timeout") timedOut = true;
       else aborted = true;
-      shell.signal("SIGINT");
-      const grace = this.#killGraceMs;
-      timers.push(setTimeout(() => shell.signal("SIGTERM"), grace / 2));
-      timers.push(setTimeout(() => {
-        shell.killed = true;
-        shell.signal("SIGKILL");
-      }, grace));
+      // The grace counts from the interrupt's delivery (a transport may take
+      // a while), so a command that obeys it is never escalated against.
+      await shell.signal("SIGINT");
+      if (finished) return;
+      for (const step of escalation(this.#killGraceMs)) {
+        timers.push(setTimeout(() => {
+          if (finished) return;
+          escalated = true;
+          if (step.signal === "SIGKILL") shell.killed = true;
+          shell.signal(step.signal);
+        }, step.afterMs));
+      }
     };
     const deadline = setTimeout(
       () => stop("timeout"),
@@ -821,6 +847,7 @@ export class BashSession {
     try {
       frame = await shell.send("", command, sinks);
     } finally {
+      finished = true;
       clearTimeout(deadline);
       timers.forEach(clearTimeout);
       options.signal?.removeEventListener("abort", onAbort);
@@ -829,9 +856,18 @@ export class BashSession {
     let exitCode: number | null;
     let signal: string | null = null;
     let restarted = lostBefore;
-    if (frame.kind === "done") {
+    if (frame.kind === "done" && !escalated) {
       exitCode = frame.status;
       if (frame.cwd !== "") this.#cwd = frame.cwd;
+    } else if (frame.kind === "done") {
+      // The command ended just as the escalation went out: the shell may be
+      // dying. Say so now rather than with the next command.
+      shell.killed = true;
+      await shell.kill();
+      if (this.#shell === shell) this.#shell = null;
+      exitCode = frame.status;
+      restarted = true;
+      this.#cwd = this.#initialCwd;
     } else {
       // The shell died: exit, exec, set -e, a kill from outside, or the escalation.
       await shell.kill();
@@ -841,7 +877,7 @@ export class BashSession {
       restarted = true;
       this.#cwd = this.#initialCwd;
     }
-    return {
+    const result: SessionResult = {
       output: out.finish(),
       ...(err ? { stderr: err.finish() } : {}),
       exitCode,
@@ -852,6 +888,10 @@ export class BashSession {
       cwd: this.#cwd,
       durationMs: performance.now() - started,
     };
+    if (onOutput.error() !== undefined) {
+      throw new OutputCallbackError(result, onOutput.error());
+    }
+    return result;
   }
 }
 
