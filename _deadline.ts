@@ -14,6 +14,15 @@ export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 /**
  * Checks a duration option: a finite number of milliseconds, positive (or
  * non-negative with `allowZero`) and at most {@linkcode MAX_TIMEOUT_MS}.
+ *
+ * @example
+ * ```ts
+ * import { checkDuration } from "./exec.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(checkDuration("timeoutMs", 5), 5);
+ * assert.throws(() => checkDuration("timeoutMs", 2 ** 31), RangeError);
+ * ```
  */
 export function checkDuration(
   name: string,
@@ -98,6 +107,20 @@ export function guardCallback<A extends unknown[]>(
 /**
  * The error a call rejects with when its `onOutput` callback threw: the
  * command itself ran to its end, and `result` holds its complete result.
+ *
+ * @example
+ * ```ts
+ * import { exec, OutputCallbackError } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const error = await exec("echo hi", {
+ *   onOutput: () => {
+ *     throw new Error("sink broke");
+ *   },
+ * }).catch((e) => e);
+ * assert.ok(error instanceof OutputCallbackError);
+ * assert.equal(error.result.stdout.text, "hi\n");
+ * ```
  */
 export class OutputCallbackError<R> extends Error {
   /** The command's result (output complete, as if no callback was given). */
