@@ -6,8 +6,8 @@
  * command text as data. bash reads the text into a variable with
  * `read -r -N <bytes>` and runs it with `eval`, so an open quote, an
  * unterminated heredoc or a trailing backslash can never swallow the framing.
- * After the command a function prints a sentinel (a per-call random id and a
- * per-shell secret) followed by `$?` and `$PWD`, through a file descriptor saved
+ * After the command a function prints a sentinel (a per-call random id of 64
+ * bits, kept in no variable) followed by `$?` and `$PWD`, through a file descriptor saved
  * at start, so `exec >file` inside a command cannot hide it. Commands read EOF
  * on stdin.
  *
@@ -135,6 +135,8 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 /** Fds the shell keeps for its sentinels, so `exec >file` cannot redirect them. */
 const SENTINEL_OUT_FD = 19;
+/** A spare copy of fd 19, restored from should a command close fd 19. */
+const SPARE_OUT_FD = 17;
 const SENTINEL_ERR_FD = 18;
 /**
  * Deno gives the shell a real pipe as stdin, which bash can open again as
@@ -143,13 +145,6 @@ const SENTINEL_ERR_FD = 18;
  */
 const SCRIPT_FROM_FD = RUNTIME === "deno";
 
-function randomLetters(n: number): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(n));
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(65 + (b % 26));
-  return s;
-}
-
 const idPool = new Uint32Array(256);
 let idNext = idPool.length;
 function randomId(): string {
@@ -157,7 +152,9 @@ function randomId(): string {
     crypto.getRandomValues(idPool);
     idNext = 0;
   }
-  return idPool[idNext++].toString(16).padStart(8, "0");
+  // 64 random bits a call: the needle the command would have to print.
+  const hi = idPool[idNext++].toString(16).padStart(8, "0");
+  return hi + idPool[idNext++].toString(16).padStart(8, "0");
 }
 
 /** Quotes a string for bash. */
@@ -172,7 +169,6 @@ type Frame =
 /** One bash process and the readers of its pipes. */
 class Shell {
   readonly proc: GroupProcess;
-  readonly secret = randomLetters(16);
   readonly separate: boolean;
   readonly scriptFd: boolean;
   readonly out = new SentinelScanner();
@@ -271,9 +267,8 @@ class Shell {
 
   /** The script bash runs once at start. */
   initScript(): string {
-    const s = this.secret;
     const errFrame = this.separate
-      ? `;printf '%s\\036${s}\\0' "$1" >&${SENTINEL_ERR_FD}`
+      ? `;builtin printf '%s\\036\\0' "$1" 2>/dev/null >&${SENTINEL_ERR_FD}`
       : "";
     // Where bash reads its script: fd 255 when started as `bash /dev/fd/0`
     // (stdin is then /dev/null for good); otherwise stdin, which each command
@@ -282,12 +277,29 @@ class Shell {
     const eof = this.scriptFd ? "" : " </dev/null";
     // read -N counts characters: ASCII commands read as they are, others in
     // the C locale. Both hand the previous status on, so `$?` carries over.
+    // Every command is called through `builtin`, so functions named like
+    // builtins cannot break the framing. A step that fails (a descriptor the
+    // command closed, a variable it made read-only) ends the shell at once:
+    // the next result says restarted, and nothing is left to be run twice.
+    // The status of each command is kept in __bbq and handed to the next
+    // (`$?` carries over) through an `if` condition, and the command runs
+    // through `command eval`: neither the framing nor the eval's own status
+    // fires a user's ERR trap a second time. A step that fails (a descriptor
+    // the command closed, a variable it made read-only) ends the shell at
+    // once: the result says restarted, and nothing is left to run twice.
     const readAscii =
-      `__bba(){ local s=$?;IFS= read -r -N "$1"${input} __bbc;return $s; }`;
+      `__bba(){ IFS= builtin read -r -N "$1"${input} __bbc||builtin exit 114; }`;
     const readBytes =
-      `__bbr(){ local s=$? LC_ALL=C;IFS= read -r -N "$1"${input} __bbc;return $s; }`;
+      `__bbr(){ builtin local LC_ALL=C;IFS= builtin read -r -N "$1"${input} __bbc||builtin exit 114; }`;
+    // The frame goes to fd ${SENTINEL_OUT_FD}; should the command have closed
+    // it, to the spare copy on fd ${SPARE_OUT_FD}.
+    // (`exec`, not `builtin exec`: only the former keeps a redirection.)
+    const framePrint =
+      `__bbp(){ [[ /proc/$$/fd/${SENTINEL_OUT_FD} -ef /proc/$$/fd/${SPARE_OUT_FD} ]]||exec ${SENTINEL_OUT_FD}>&${SPARE_OUT_FD};builtin printf '%s\\036%d %s\\0' "$1" "$__bbq" "$PWD" >&${SENTINEL_OUT_FD}${errFrame}; }`;
     const frameEnd =
-      `__bbf(){ local s=$?;printf '%s\\036${s}%d %s\\0' "$1" "$s" "$PWD" >&${SENTINEL_OUT_FD}${errFrame};return $s; }`;
+      `__bbf(){ builtin local __bbl=$?;builtin unset -v __bbq||builtin exit 113;__bbq=$__bbl;__bbp "$1" 2>/dev/null||builtin exit 113; }`;
+    const run =
+      `if __bbs "$__bbq";then command eval "$__bbc"${eof};else command eval "$__bbc"${eof};fi`;
     return [
       ...(this.scriptFd ? ["exec </dev/null"] : []),
       ...this.remoteSetup,
@@ -297,37 +309,38 @@ class Shell {
         ]
         : []),
       ...(this.limits ? [this.limits.trimEnd()] : []),
-      `exec ${SENTINEL_OUT_FD}>&1 ${
+      `exec ${SENTINEL_OUT_FD}>&1 ${SPARE_OUT_FD}>&1 ${
         this.separate ? `${SENTINEL_ERR_FD}>&2` : "2>&1"
       }`,
       // An interrupt stops the rest of the command line, as Ctrl-C does at a
       // prompt: the INT handler makes a DEBUG trap (with extdebug) skip every
       // command but bashbox's own, and swaps in framing functions that undo
       // it first. The normal path pays nothing for this.
-      "__bbd(){ [[ $BASH_COMMAND == __bb[afrsui]* || ${FUNCNAME[1]} == __bb[afrsui] ]]; }",
-      "__bbs(){ return $1; }",
-      `__bbu(){ trap - DEBUG;shopt -u extdebug;${readAscii};${readBytes};${frameEnd}; }`,
-      '__bbi(){ __bba(){ __bbu;__bba "$@"; };__bbr(){ __bbu;__bbr "$@"; };__bbf(){ __bbu;__bbs 130;__bbf "$@"; };shopt -s extdebug;trap __bbd DEBUG; }',
+      "__bbd(){ [[ $BASH_COMMAND == __bb[afrsuip]* || ${FUNCNAME[1]} == __bb[afrsuip] ]]; }",
+      "__bbs(){ builtin return $1; }",
+      `__bbu(){ builtin trap - DEBUG;builtin shopt -u extdebug;${readAscii};${readBytes};${frameEnd}; }`,
+      '__bbi(){ __bba(){ __bbu;__bba "$@"; };__bbr(){ __bbu;__bbr "$@"; };__bbf(){ __bbu;__bbs 130;__bbf "$@"; };builtin shopt -s extdebug;builtin trap __bbd DEBUG; }',
       "trap __bbi INT",
       "PS1= PS2= PROMPT_COMMAND=",
       'export LANG="${LANG:-C.UTF-8}"',
-      "BASH_ARGV0=bash",
+      "BASH_ARGV0=bash __bbq=0",
       readAscii,
       readBytes,
+      framePrint,
       frameEnd,
       // The per-call line stays short (bash reads it one byte at a time): the
       // alias expands in memory. Should a command turn aliases off, the
       // function of the same name still ends the command.
       // (The function first: once the alias exists, the name would expand.)
-      `__bbE(){ builtin eval "$__bbc"${eof};__bbf "$1"; }`,
+      `__bbE(){ ${run};__bbf "$1"; }`,
       "shopt -s expand_aliases",
-      `alias __bbE='builtin eval "$__bbc"${eof};__bbf'`,
+      `alias __bbE='${run};__bbf'`,
       "",
     ].join("\n");
   }
 
   needle(id: string): Uint8Array {
-    return encoder.encode(`${id}\x1e${this.secret}`);
+    return encoder.encode(`${id}\x1e`);
   }
 
   /** Sends a command (or the start-up script) and resolves when it is done or the shell died. */
