@@ -179,6 +179,8 @@ class Shell {
   exitStatus: ExitStatus | null = null;
   /** Set when the library itself killed the shell. */
   killed = false;
+  /** A command mentioned `trap`: calls look for a user's ERR trap. */
+  trapsSeen = false;
   /** The ulimit lines run first. */
   readonly limits: string;
   readonly killer: string;
@@ -297,9 +299,25 @@ class Shell {
     const framePrint =
       `__bbp(){ [[ /proc/$$/fd/${SENTINEL_OUT_FD} -ef /proc/$$/fd/${SPARE_OUT_FD} ]]||exec ${SENTINEL_OUT_FD}>&${SPARE_OUT_FD};builtin printf '%s\\036%d %s\\0' "$1" "$__bbq" "$PWD" >&${SENTINEL_OUT_FD}${errFrame}; }`;
     const frameEnd =
-      `__bbf(){ builtin local __bbl=$?;builtin unset -v __bbq||builtin exit 113;__bbq=$__bbl;__bbp "$1" 2>/dev/null||builtin exit 113; }`;
-    const run =
-      `if __bbs "$__bbq";then command eval "$__bbc"${eof};else command eval "$__bbc"${eof};fi`;
+      `__bbf(){ builtin local __bbl="$1";[[ -z $__bbW ]]||__bbw "$2";[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };builtin unset -v __bbq||builtin exit 113;__bbq=$__bbl;__bbp "$3" 2>/dev/null||builtin exit 113; }`;
+    // Under \`set -e\` a prompt does not exit when the command line as a whole
+    // fails from a list or a \`!\` (bash's errexit rules), but the eval that
+    // runs it would: for that call an ERR trap of ours turns errexit off just
+    // when the eval itself fails (before bash looks at the flag), hands every
+    // other failure to the user's own ERR trap, and is replaced by it again
+    // afterwards. The normal path (no errexit) pays one [[ ]] for this.
+    const errexit = [
+      '__bbe(){ __bbU=$1;[[ -z $1 && $- != *e* ]]||{ builtin trap __bbT ERR;__bbW=1; }; }',
+      `__bbT(){ if [[ $BASH_COMMAND == 'command eval "$__bbc"'* || -n $__bbI || $? == 130 ]];then [[ $- != *e* ]]||{ builtin set +e;__bbK=1; };elif [[ -n $__bbU ]];then builtin local __bbH="\${__bbU#trap -- }";__bbH=\${__bbH% ERR};builtin eval "__bbH=$__bbH";builtin eval "$__bbH";fi; }`,
+      `__bbw(){ __bbW=;if [[ $1 == "trap -- '__bbT' ERR" ]];then if [[ -n $__bbU ]];then builtin eval "$__bbU";else builtin trap - ERR;fi;fi; }`,
+    ];
+    // (Traps are read at the top level: a function does not see the ERR trap.)
+    // Once the session has seen the word "trap", every call looks for a
+    // user's ERR trap too (__bbX), so the eval's own status never fires it.
+    const body =
+      `if __bbs "$__bbq";then command eval "$__bbc"${eof};else command eval "$__bbc"${eof};fi;__bbf "$?" "\${__bbW:+$(builtin trap -p ERR)}"`;
+    const run = `[[ $- != *e* ]]||__bbe "$(builtin trap -p ERR)";${body}`;
+    const runTraps = `__bbe "$(builtin trap -p ERR)";${body}`;
     return [
       ...(this.scriptFd ? ["exec </dev/null"] : []),
       ...this.remoteSetup,
@@ -316,14 +334,16 @@ class Shell {
       // prompt: the INT handler makes a DEBUG trap (with extdebug) skip every
       // command but bashbox's own, and swaps in framing functions that undo
       // it first. The normal path pays nothing for this.
-      "__bbd(){ [[ $BASH_COMMAND == __bb[afrsuip]* || ${FUNCNAME[1]} == __bb[afrsuip] ]]; }",
+      // (Inverted twice, so that under errexit the skip is not a failure.)
+      "__bbd(){ ! [[ $BASH_COMMAND == __bb[afrsuipTw]* || ${FUNCNAME[1]} == __bb[afrsuipTw] ]]; }",
       "__bbs(){ builtin return $1; }",
-      `__bbu(){ builtin trap - DEBUG;builtin shopt -u extdebug;${readAscii};${readBytes};${frameEnd}; }`,
-      '__bbi(){ __bba(){ __bbu;__bba "$@"; };__bbr(){ __bbu;__bbr "$@"; };__bbf(){ __bbu;__bbs 130;__bbf "$@"; };builtin shopt -s extdebug;builtin trap __bbd DEBUG; }',
+      `__bbu(){ __bbI=;builtin trap - DEBUG;builtin shopt -u extdebug;${readAscii};${readBytes};${frameEnd}; }`,
+      '__bbi(){ __bbI=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bba(){ __bbu;__bba "$@"; };__bbr(){ __bbu;__bbr "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "! __bbd" DEBUG; }',
       "trap __bbi INT",
       "PS1= PS2= PROMPT_COMMAND=",
       'export LANG="${LANG:-C.UTF-8}"',
-      "BASH_ARGV0=bash __bbq=0",
+      "BASH_ARGV0=bash __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI=",
+      ...errexit,
       readAscii,
       readBytes,
       framePrint,
@@ -332,9 +352,10 @@ class Shell {
       // alias expands in memory. Should a command turn aliases off, the
       // function of the same name still ends the command.
       // (The function first: once the alias exists, the name would expand.)
-      `__bbE(){ ${run};__bbf "$1"; }`,
+      `__bbE(){ ${run} "$1"; }`,
+      `__bbX(){ ${runTraps} "$1"; }`,
       "shopt -s expand_aliases",
-      `alias __bbE='${run};__bbf'`,
+      `alias __bbE='${run}' __bbX='${runTraps}'`,
       "",
     ].join("\n");
   }
@@ -349,6 +370,9 @@ class Shell {
     command: string | null,
     sinks: { out: (b: Uint8Array) => void; err: (b: Uint8Array) => void },
   ): Promise<Frame> {
+    if (command !== null && !this.trapsSeen) {
+      this.trapsSeen = command.includes("trap");
+    }
     const id = randomId();
     const needle = this.needle(id);
     return new Promise<Frame>((resolve) => {
@@ -376,13 +400,15 @@ class Shell {
       if (this.separate) this.err.begin(needle, sinks.err, finish);
       let bytes: Uint8Array;
       if (command === null) {
-        bytes = encoder.encode(`${script}__bbf ${id}\n`);
+        bytes = encoder.encode(`${script}__bbf 0 '' ${id}\n`);
       } else {
         const body = encoder.encode(command);
         // Equal lengths mean every character is ASCII: one byte each.
         const reader = body.length === command.length ? "a" : "r";
         const line = encoder.encode(
-          `\n__bb${reader} ${body.length};__bbE ${id}\n`,
+          `\n__bb${reader} ${body.length};__bb${
+            this.trapsSeen ? "X" : "E"
+          } ${id}\n`,
         );
         bytes = new Uint8Array(line.length + body.length);
         bytes.set(line);

@@ -100,3 +100,78 @@ test("BashSession.run(): a user ERR trap does not fire again on the next command
     }
   }
 });
+
+// Under `set -e` a prompt survives a command line that fails only through
+// bash's errexit exemptions (a && or || list but its last command, a `!`
+// pipeline, a condition), and exits where errexit fires.
+const exempt = [
+  "[ -f /nonexistent ] && echo y",
+  "false && true",
+  "test -d /nonexistent && ls /nonexistent",
+  "! true",
+  "! echo quiet >/dev/null",
+  "if false; then :; fi; (exit 0) && false && true",
+  "[[ -z x ]] && echo never",
+  "grep -q nothing-here /dev/null && echo found",
+];
+const fatal = [
+  "false",
+  "(exit 3)",
+  "test -f /nonexistent || false",
+  "true && false",
+  "ls /nonexistent 2>/dev/null",
+  "{ false; }",
+  "f() { return 4; }; f",
+];
+for (const setup of ["set -e", "set -euo pipefail", "set -o errexit", "shopt -so errexit"]) {
+  test(`BashSession.run() keeps the shell after errexit-exempt failures (${setup})`, async () => {
+    await using s = new BashSession();
+    await s.run(`${setup}; cd /tmp; KEEP=1`);
+    for (const cmd of exempt) {
+      const r = await s.run(cmd);
+      equal(r.restarted, false, `${cmd} ended the shell`);
+      ok(r.exitCode !== 0, cmd);
+      const state = await s.run('echo "$KEEP $PWD $?"');
+      equal(state.output.text, `1 /tmp ${r.exitCode}\n`, cmd);
+    }
+    // With the user's ERR trap too: it fires for the failing command only.
+    await s.run("trap 'echo ERR' ERR");
+    for (const cmd of exempt) {
+      const r = await s.run(cmd);
+      equal(r.restarted, false, cmd);
+      ok(!r.output.text.includes("ERR"), `${cmd}: ${r.output.text}`);
+    }
+  });
+
+  test(`BashSession.run() under ${setup}: a failing command ends the shell, as at a prompt, and says so`, async () => {
+    await using s = new BashSession();
+    for (const cmd of fatal) {
+      await s.run(`${setup}; KEEP=1`);
+      const r = await s.run(`${cmd}; echo not-reached`);
+      ok(!r.output.text.includes("not-reached"), cmd);
+      equal(r.restarted, true, cmd);
+      equal((await s.run("echo ${KEEP:-fresh}")).output.text, "fresh\n");
+    }
+  });
+}
+
+test("BashSession.run() under set -e: a deadline interrupts without ending the shell", async () => {
+  await using s = new BashSession({ killGraceMs: 2000 });
+  await s.run("set -e; KEEP=1");
+  for (const cmd of ["sleep 30", "sleep 30; echo no", "echo start; sleep 30"]) {
+    const r = await s.run(cmd, { timeoutMs: 300 });
+    ok(r.timedOut);
+    equal(r.restarted, false, cmd);
+    ok(!r.output.text.includes("no\n"));
+    equal((await s.run('echo "$KEEP ${-//[^e]/}"')).output.text, "1 e\n");
+  }
+});
+
+test("BashSession.run(): a user ERR trap fires once for a failing command", async () => {
+  await using s = new BashSession();
+  await s.run("trap 'echo ERR' ERR");
+  for (const fail of ["false", "(exit 3)", "test -f /nonexistent", "f(){ return 2; }; f"]) {
+    const r = await s.run(fail);
+    equal(r.output.text, "ERR\n", fail);
+  }
+});
