@@ -81,6 +81,7 @@ export interface JsonlAudit extends AuditSink {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { jsonlAudit } from "./mod.ts";
  *
  * const path = await Deno.makeTempFile({ suffix: ".jsonl" });
@@ -90,7 +91,7 @@ export interface JsonlAudit extends AuditSink {
  *   toolUseId: "toolu_1", command: "ls", decision: "none",
  * });
  * audit.close();
- * console.assert(JSON.parse(await Deno.readTextFile(path)).command === "ls");
+ * assert.ok(JSON.parse(await Deno.readTextFile(path)).command === "ls");
  * await Deno.remove(path);
  * ```
  */
@@ -126,11 +127,12 @@ export function jsonlAudit(path: string): JsonlAudit {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { memoryAudit } from "./mod.ts";
  *
  * const audit = memoryAudit();
  * audit.write({ event: "start", time: "", sessionId: "s", toolUseId: "t", command: "ls", decision: "none" });
- * console.assert(audit.records.length === 1);
+ * assert.ok(audit.records.length === 1);
  * ```
  */
 export function memoryAudit(): AuditSink & { records: AuditRecord[] } {

@@ -143,8 +143,8 @@ test("sanitize() collapses carriage-return progress to each line's final state",
   equal(sanitize(tqdm), "9999/9999\n");
 });
 
-test("sanitize() replaces other control characters", () => {
-  equal(sanitize("a\x07b\x00c\td"), "a\ufffdb\ufffdc\td");
+test("sanitize() shows other control characters escaped", () => {
+  equal(sanitize("a\x07b\x00c\td"), "a\\x07b\\x00c\td");
 });
 
 test("formatResult() summarises binary output in one line", () => {
