@@ -186,6 +186,47 @@ function escapeControl(c: string): string {
  */
 export function sanitize(text: string): string {
   if (!NEEDS_TERMINAL.test(text)) return text;
+  if (MOVES_ROWS.test(text)) return wellFormed(emulate(text));
+  if (!EDITS_LINE.test(text)) return strip(text);
+  // Lines are independent: emulate only those that edit themselves.
+  return wellFormed(
+    text.split("\n").map((line) =>
+      EDITS_LINE.test(line) ? emulate(line) : strip(line)
+    )
+      .join("\n"),
+  );
+}
+
+/** Rewrites within a line: CR, backspace, cursor left/right/column, erase. */
+const EDITS_LINE =
+  // deno-lint-ignore no-control-regex
+  /[\r\b]|(?:\x1b\[|\x9b)[0-?]*[ -/]*[CDGJK]/;
+/** Moves to another row: cursor up/down, next/previous line. */
+const MOVES_ROWS =
+  // deno-lint-ignore no-control-regex
+  /(?:\x1b\[|\x9b)[0-?]*[ -/]*[ABEF]/;
+
+/** Escape sequences of every kind, for text with no line editing. */
+const SEQUENCES =
+  // deno-lint-ignore no-control-regex
+  /\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]/g;
+// deno-lint-ignore no-control-regex
+const STRAY = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/** Text with no line editing: escape sequences dropped, stray controls escaped. */
+function strip(text: string): string {
+  const s = text.includes("\x1b") || text.includes("\x9b")
+    ? text.replace(SEQUENCES, "")
+    : text;
+  return s.replace(STRAY, escapeControl);
+}
+
+function wellFormed(text: string): string {
+  return typeof text.toWellFormed === "function" ? text.toWellFormed() : text;
+}
+
+/** Plays text on a small terminal model (rows of text, a cursor) and returns what it shows. */
+function emulate(text: string): string {
   const lines: string[] = [""];
   let row = 0;
   let col = 0;
@@ -256,8 +297,7 @@ export function sanitize(text: string): string {
     // Other escape sequences (OSC titles, links, charset switches): dropped.
   }
   if (at < text.length) put(text.slice(at));
-  const out = lines.join("\n");
-  return typeof out.toWellFormed === "function" ? out.toWellFormed() : out;
+  return lines.join("\n");
 }
 
 /**
