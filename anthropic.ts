@@ -35,6 +35,18 @@ import {
   type Transport,
 } from "./session.ts";
 
+// The session types this entry point's API names, for readers of `./anthropic` alone.
+export type {
+  BashSession,
+  BashSessionOptions,
+  RunOptions,
+  SessionResult,
+  Transport,
+} from "./session.ts";
+export type { Sandbox } from "./sandbox.ts";
+export type { Capture } from "./_capture.ts";
+export type { Limits } from "./policy.ts";
+
 /**
  * The tool definition to send in `tools`: Anthropic's schema-less bash tool.
  *
