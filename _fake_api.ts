@@ -84,7 +84,9 @@ export function startFakeApi(
       requests.push(body);
       const turn = turns[next++] ?? { content: [], stop_reason: "end_turn" };
       if ("error" in turn) {
-        res.writeHead(turn.error.status, { "content-type": "application/json" });
+        res.writeHead(turn.error.status, {
+          "content-type": "application/json",
+        });
         res.end(JSON.stringify({
           type: "error",
           error: { type: turn.error.type, message: turn.error.message },
