@@ -614,3 +614,40 @@ console.log(JSON.stringify([BASH_TOOL.name, typeof formatResult, block.content, 
     0,
   ]);
 });
+
+test("BashTool never opens a planted file or symlink at a spill file's name: it picks another name", async () => {
+  const dir = tempDir();
+  const spillDir = join(dir, "spill");
+  const target = join(dir, "target");
+  writeFileSync(target, "untouched\n");
+  const g = globalThis as { crypto: { randomUUID: () => string } };
+  const original = g.crypto.randomUUID;
+  const uuids = ["aaaaaaaa-0000-4000-8000-000000000000"];
+  const planted = join(spillDir, "fixedid0-1-stdout-aaaaaaaa.txt");
+  try {
+    const { mkdirSync, symlinkSync } = await import("node:fs");
+    mkdirSync(spillDir);
+    symlinkSync(target, planted);
+    g.crypto.randomUUID = () => uuids.shift() ?? original.call(g.crypto);
+    await using tool = new BashTool({
+      maxOutputChars: 200,
+      spillDir,
+      sessionId: "fixedid0",
+    });
+    const block = await tool.handle({
+      id: "p",
+      input: { command: "seq 1 3000" },
+    });
+    g.crypto.randomUUID = original;
+    const path = String(block.content).match(/the full output is in (\S+):/)
+      ?.[1];
+    ok(path, String(block.content));
+    ok(path !== planted);
+    equal(readFileSync(target, "utf8"), "untouched\n");
+    equal(readFileSync(path, "utf8").split("\n").length - 1, 3000);
+    ok(lstatSync(planted).isSymbolicLink());
+  } finally {
+    g.crypto.randomUUID = original;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
