@@ -20,9 +20,12 @@ export interface AuditStart {
   toolUseId: string;
   /** The command as the model sent it, redacted. */
   command: string;
-  /** The policy decision: `allow`, `deny` or `ask` (answered), or `none` without a policy. */
+  /**
+   * The policy decision: `allow`, `deny`, `ask:approved`, `ask:refused`,
+   * `ask:failed` (the approval callback threw), or `none` without a policy.
+   */
   decision: string;
-  /** Why the policy decided so, when there is a policy. */
+  /** Why the policy decided so, when there is a policy (redacted, quoted fragments of secrets included). */
   reason?: string;
 }
 
@@ -59,7 +62,11 @@ export interface AuditEnd {
 /** One audit event. */
 export type AuditRecord = AuditStart | AuditEnd;
 
-/** Where audit records go. `write` is awaited before the command runs. */
+/**
+ * Where audit records go. `write` is awaited before the command runs; when
+ * the `start` record cannot be written (it throws or rejects) the command is
+ * not run, and a failed `end` record is named in the result.
+ */
 export interface AuditSink {
   /** Stores one record. */
   write(record: AuditRecord): void | Promise<void>;
