@@ -31,13 +31,16 @@ const PEM_LABEL = "[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?";
 
 /** Token shapes, each with its kind. Order matters: specific before general. */
 const PATTERNS: [string, RegExp][] = [
-  ["anthropic-key", /\bsk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_-]{20,200}/g],
+  // Distinctive prefixes need no word boundary before them: a token glued to
+  // the text around it is still found. `sk-` alone is too common for that, and
+  // a JWT keeps its boundary so that a run of `eyJ` cannot make it backtrack.
+  ["anthropic-key", /sk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_-]{20,200}/g],
   ["openai-key", /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,200}/g],
-  ["github-token", /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b/g],
-  ["github-token", /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g],
-  ["aws-access-key", /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g],
-  ["slack-token", /\bxox[baprs]-[A-Za-z0-9-]{10,200}/g],
-  ["google-api-key", /\bAIza[0-9A-Za-z_-]{35}\b/g],
+  ["github-token", /(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}/g],
+  ["github-token", /github_pat_[A-Za-z0-9_]{22,255}/g],
+  ["aws-access-key", /(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}/g],
+  ["slack-token", /xox[baprs]-[A-Za-z0-9-]{10,200}/g],
+  ["google-api-key", /AIza[0-9A-Za-z_-]{35}/g],
   [
     "jwt",
     /\beyJ[A-Za-z0-9_-]{5,4000}\.eyJ[A-Za-z0-9_-]{5,4000}\.[A-Za-z0-9_-]{0,4000}/g,
@@ -50,13 +53,13 @@ const PEM_END = new RegExp(`-----END ${PEM_LABEL}-----`, "g");
 const PEM_BEGIN_ONE = new RegExp(PEM_BEGIN.source);
 const PEM_END_ONE = new RegExp(PEM_END.source);
 /** A line of a PEM body: base64, or a header such as `Proc-Type: 4,ENCRYPTED`. */
-const PEM_BODY_LINE = /^[A-Za-z0-9+/=:, -]{0,100}\r?$/;
+const PEM_BODY_LINE = /^(?!-----)[A-Za-z0-9+/=:, -]{0,100}\r?$/;
 /** The most body lines a private key has (an 8192-bit RSA key: about 100). */
 const PEM_MAX_LINES = 400;
 
 /** user:password@ in URLs: the password goes, the rest stays. */
 const URL_CREDENTIALS =
-  /\b([a-zA-Z][a-zA-Z0-9+.-]{0,20}:\/\/[^\s:/@]{1,200}:)[^\s@/]{1,200}@/g;
+  /([a-zA-Z][a-zA-Z0-9+.-]{0,20}:\/\/[^\s:/@]{1,200}:)[^\s@/]{1,200}@/g;
 
 const SENSITIVE_NAME =
   /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|PRIVATE/i;
@@ -148,10 +151,14 @@ function redactKeys(text: string): string {
     spans.push([m.index, at]);
     covered = at;
   }
+  // Each backward walk stops where the previous match ended: linear in total.
+  let floor = 0;
   ends.forEach((m, i) => {
+    const stop = floor;
+    floor = m.index + m[0].length;
     if (used.has(i)) return;
     let start = m.index;
-    for (let n = 0; n < PEM_MAX_LINES && start > 0; n++) {
+    for (let n = 0; n < PEM_MAX_LINES && start > stop; n++) {
       if (text[start - 1] !== "\n") break;
       const prev = text.lastIndexOf("\n", start - 2);
       if (!PEM_BODY_LINE.test(text.slice(prev + 1, start - 1))) break;
