@@ -29,6 +29,11 @@ export interface ScriptedTurn {
     | "refusal";
 }
 
+/** A scripted API error: the HTTP status and the error body's type and message. */
+export interface ScriptedError {
+  error: { status: number; type: string; message: string };
+}
+
 /** A running fake API. */
 export interface FakeApi {
   /** Base URL to give the SDK client (`baseURL`). */
@@ -41,10 +46,12 @@ export interface FakeApi {
 
 /**
  * Starts the server on 127.0.0.1 with a free port. Each request gets the next
- * scripted turn; past the end of the script it answers `end_turn` with no
+ * scripted turn (or scripted error); past the end of the script it answers `end_turn` with no
  * content.
  */
-export function startFakeApi(turns: readonly ScriptedTurn[]): Promise<FakeApi> {
+export function startFakeApi(
+  turns: readonly (ScriptedTurn | ScriptedError)[],
+): Promise<FakeApi> {
   const requests: Array<Record<string, unknown>> = [];
   let next = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -76,6 +83,16 @@ export function startFakeApi(turns: readonly ScriptedTurn[]): Promise<FakeApi> {
       }
       requests.push(body);
       const turn = turns[next++] ?? { content: [], stop_reason: "end_turn" };
+      if ("error" in turn) {
+        res.writeHead(turn.error.status, {
+          "content-type": "application/json",
+        });
+        res.end(JSON.stringify({
+          type: "error",
+          error: { type: turn.error.type, message: turn.error.message },
+        }));
+        return;
+      }
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({
         id: `msg_fake_${next}`,

@@ -8,7 +8,6 @@
  * @module
  */
 
-import { ToolError } from "@anthropic-ai/sdk/lib/tools/ToolError";
 import {
   closeSync,
   mkdirSync,
@@ -19,7 +18,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AuditSink } from "./audit.ts";
+import type { AuditRecord, AuditSink } from "./audit.ts";
 import {
   DEFAULT_MAX_CHARS,
   errorToolResult,
@@ -27,20 +26,36 @@ import {
   type ToolResultBlock,
   toToolResult,
 } from "./format.ts";
+import { redactQuoted, redactStream, type StreamRedactor } from "./redact.ts";
+import type { Sandbox } from "./sandbox.ts";
 import {
   BashSession,
   type BashSessionOptions,
   type SessionResult,
+  type Transport,
 } from "./session.ts";
+
+// The session types this entry point's API names, for readers of `./anthropic` alone.
+export type {
+  BashSession,
+  BashSessionOptions,
+  RunOptions,
+  SessionResult,
+  Transport,
+} from "./session.ts";
+export type { Sandbox } from "./sandbox.ts";
+export type { Capture } from "./_capture.ts";
+export type { Limits } from "./policy.ts";
 
 /**
  * The tool definition to send in `tools`: Anthropic's schema-less bash tool.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { BASH_TOOL } from "./mod.ts";
  *
- * console.assert(BASH_TOOL.type === "bash_20250124" && BASH_TOOL.name === "bash");
+ * assert.ok(BASH_TOOL.type === "bash_20250124" && BASH_TOOL.name === "bash");
  * ```
  */
 export const BASH_TOOL: {
@@ -115,67 +130,167 @@ function describeInput(input: unknown): string {
   }
 }
 
-/** Collects a command's output into a spill file once it outgrows the model's budget. */
+function messageOf(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return "an unknown error";
+  }
+}
+
+/** Where one stream's spill file went, or why it could not be kept. */
+interface SpillOutcome {
+  path?: string;
+  cappedAt?: number;
+  error?: string;
+}
+
+/**
+ * Collects one stream of a command into a spill file once it outgrows the
+ * model's budget. Never throws: a write that fails (the directory was
+ * deleted, the disk is full) ends the spill and is reported by `finish`.
+ */
 class Spill {
   readonly #threshold: number;
   readonly #max: number;
-  readonly #path: () => string;
+  readonly #create: () => { path: string; fd: number };
+  readonly #redact: StreamRedactor | null;
+  readonly #decoder = new TextDecoder();
+  readonly #encoder = new TextEncoder();
   #chunks: Uint8Array[] = [];
   #buffered = 0;
   #fd: number | null = null;
   #written = 0;
-  path: string | null = null;
-  capped = false;
+  #path: string | null = null;
+  #capped = false;
+  #error: string | null = null;
 
-  constructor(threshold: number, max: number, path: () => string) {
+  constructor(
+    threshold: number,
+    max: number,
+    create: () => { path: string; fd: number },
+    redact: ((text: string) => string) | undefined,
+  ) {
     this.#threshold = threshold;
     this.#max = max;
-    this.#path = path;
+    this.#create = create;
+    this.#redact = redact ? redactStream(redact) : null;
   }
 
   add(chunk: Uint8Array): void {
-    if (this.#fd === null) {
-      this.#chunks.push(chunk);
-      this.#buffered += chunk.length;
-      if (this.#buffered > this.#threshold) this.#open();
-      return;
+    if (this.#error !== null || this.#capped) return;
+    try {
+      if (this.#fd === null) {
+        this.#chunks.push(chunk);
+        this.#buffered += chunk.length;
+        if (this.#buffered > this.#threshold) this.#open();
+        return;
+      }
+      this.#write(chunk);
+    } catch (error) {
+      this.#fail(error);
     }
-    this.#write(chunk);
   }
 
   #open(): void {
-    this.path = this.#path();
-    this.#fd = openSync(this.path, "w", 0o600);
+    const { path, fd } = this.#create();
+    this.#path = path;
+    this.#fd = fd;
     const chunks = this.#chunks;
     this.#chunks = [];
     for (const c of chunks) this.#write(c);
   }
 
-  #write(chunk: Uint8Array): void {
-    if (this.capped) return;
+  #write(chunk: Uint8Array, last = false): void {
+    let bytes = chunk;
+    if (this.#redact) {
+      const text = last
+        ? this.#redact.push(this.#decoder.decode(chunk)) + this.#redact.flush()
+        : this.#redact.push(this.#decoder.decode(chunk, { stream: true }));
+      bytes = this.#encoder.encode(text);
+    }
+    if (this.#capped) return;
     const room = this.#max - this.#written;
-    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    const part = bytes.length > room ? bytes.subarray(0, room) : bytes;
     let offset = 0;
     while (offset < part.length) {
       offset += writeSync(this.#fd!, part, offset, part.length - offset);
     }
     this.#written += part.length;
-    if (part.length < chunk.length) this.capped = true;
+    if (part.length < bytes.length) this.#capped = true;
   }
 
-  /** Ends the spill; keeps the file only when `keep`. Returns its path. */
-  finish(keep: boolean): string | undefined {
-    if (keep && this.#fd === null && this.#buffered > 0) this.#open();
-    if (this.#fd !== null) closeSync(this.#fd);
-    this.#fd = null;
+  #fail(error: unknown): void {
+    this.#error = messageOf(error);
     this.#chunks = [];
-    if (!keep && this.path) {
-      rmSync(this.path, { force: true });
-      this.path = null;
+    if (this.#fd !== null) {
+      try {
+        closeSync(this.#fd);
+      } catch { /* already reported */ }
+      this.#fd = null;
     }
-    return this.path ?? undefined;
+    if (this.#path !== null) {
+      try {
+        rmSync(this.#path, { force: true });
+      } catch { /* the directory may be gone */ }
+      this.#path = null;
+    }
+  }
+
+  /** Ends the spill; keeps the file only when `keep`. */
+  finish(keep: boolean): SpillOutcome {
+    if (this.#error === null) {
+      try {
+        if (keep && this.#fd === null && this.#buffered > 0) this.#open();
+        if (this.#fd !== null) {
+          this.#write(new Uint8Array(0), true);
+          closeSync(this.#fd);
+          this.#fd = null;
+        }
+      } catch (error) {
+        this.#fail(error);
+      }
+    }
+    this.#chunks = [];
+    if (!keep) {
+      this.#fail("not needed");
+      return {};
+    }
+    if (this.#error !== null) return { error: this.#error };
+    if (this.#path === null) return {};
+    return {
+      path: this.#path,
+      ...(this.#capped ? { cappedAt: this.#max } : {}),
+    };
   }
 }
+
+/** Directories a sandbox hides from the host's view (bwrap mounts its own). */
+const SANDBOX_HIDDEN = ["/tmp", "/dev", "/proc"];
+
+function under(path: string, dir: string): boolean {
+  const d = dir.endsWith("/") ? dir : dir + "/";
+  return path === dir || path.startsWith(d);
+}
+
+/**
+ * Whether a host path is visible at the same path inside a bwrap sandbox:
+ * under a bound path, or anywhere on the read-only root except the places
+ * the sandbox mounts anew (`/tmp`, `/dev`, `/proc`).
+ */
+function visibleInSandbox(path: string, sandbox: Sandbox): boolean {
+  const bound = [
+    sandbox.workdir,
+    ...(sandbox.writable ?? []),
+    ...(sandbox.readable ?? []),
+  ];
+  if (bound.some((d) => under(path, d))) return true;
+  return !SANDBOX_HIDDEN.some((d) => under(path, d));
+}
+
+/** What the model is told about a spill file that commands cannot read. */
+const HOST_ONLY_HINT =
+  "that file is on the host, not where commands run: to see another part, run the command again with a filter such as | head -n, | tail -n, | grep or | sed -n";
 
 /**
  * Runs the `bash` tool calls of a model in one persistent session and answers
@@ -187,13 +302,19 @@ class Spill {
  * `is_error: true` and a clear message; so is a non-zero exit, a timeout or a
  * signal (except "no match" codes such as `grep`'s 1).
  *
+ * Calls run one at a time in the order `handle` was called, each whole
+ * (policy, approval, audit, run, format), so concurrent callers such as the
+ * SDK's tool runner see the commands run in the order the model sent them.
+ *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { BashTool } from "./mod.ts";
  *
  * await using tool = new BashTool();
  * const block = await tool.handle({ id: "toolu_1", name: "bash", input: { command: "echo hi" } });
- * console.assert(block.content === "Exit code 0\nhi\n" && !block.is_error);
+ * assert.equal(block.content, "Exit code 0\nhi\n");
+ * assert.equal(block.is_error, undefined);
  * ```
  */
 export class BashTool {
@@ -205,6 +326,8 @@ export class BashTool {
   #spillDir: string | null = null;
   #spillCount = 0;
   #cwd: string | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed = false;
 
   /** Creates the tool; the shell starts with the first command. */
   constructor(options: BashToolOptions = {}) {
@@ -216,6 +339,12 @@ export class BashTool {
     if (!Number.isInteger(this.#maxChars) || this.#maxChars < 100) {
       throw new RangeError(
         `Expected maxOutputChars to be a whole number of at least 100, got ${this.#maxChars}`,
+      );
+    }
+    const spillMax = options.spillMaxBytes ?? DEFAULT_SPILL_MAX_BYTES;
+    if (!Number.isInteger(spillMax) || spillMax < 1) {
+      throw new RangeError(
+        `Expected spillMaxBytes to be a positive whole number, got ${spillMax}`,
       );
     }
     this.#sessionId = options.sessionId ?? crypto.randomUUID();
@@ -232,37 +361,81 @@ export class BashTool {
   }
 
   /**
-   * Answers one `tool_use` block. Never throws for what the model sent; throws
-   * a `TypeError` only when `toolUse` has no string `id` to answer to.
+   * Answers one `tool_use` block. Never throws for a block with an id: bad
+   * input, a refusal, and a failing policy, approval callback, audit sink,
+   * redactor or spill directory are all answered with `is_error: true` and
+   * the reason. Throws a `TypeError` only when `toolUse` has no string `id` to
+   * answer to.
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { BashTool } from "./mod.ts";
    *
    * await using tool = new BashTool();
    * const bad = await tool.handle({ id: "toolu_2", name: "bash", input: { cmd: "ls" } });
-   * console.assert(bad.is_error === true);
+   * assert.equal(bad.is_error, true);
    * ```
    */
-  async handle(toolUse: ToolUseLike): Promise<ToolResultBlock> {
+  handle(toolUse: ToolUseLike): Promise<ToolResultBlock> {
     if (
       toolUse === null || typeof toolUse !== "object" ||
       typeof toolUse.id !== "string" || toolUse.id === ""
     ) {
-      throw new TypeError(
-        `Expected a tool_use block with a string id, got ${
-          describeInput(toolUse)
-        }`,
+      return Promise.reject(
+        new TypeError(
+          `Expected a tool_use block with a string id, got ${
+            describeInput(toolUse)
+          }`,
+        ),
       );
     }
     const id = toolUse.id;
-    if (toolUse.name !== undefined && toolUse.name !== BASH_TOOL.name) {
-      return errorToolResult(
-        id,
-        `Expected a call of the "bash" tool, got "${String(toolUse.name)}"`,
+    let name: unknown;
+    let input: unknown;
+    try {
+      name = toolUse.name;
+      input = toolUse.input;
+    } catch (error) {
+      return Promise.resolve(
+        errorToolResult(
+          id,
+          `Could not read the tool_use block: ${messageOf(error)}`,
+        ),
       );
     }
-    const input = toolUse.input;
+    const result = this.#queue.then(() => this.#answer(id, name, input));
+    this.#queue = result.catch(() => {});
+    return result;
+  }
+
+  /** One whole call; never throws. */
+  async #answer(
+    id: string,
+    name: unknown,
+    input: unknown,
+  ): Promise<ToolResultBlock> {
+    try {
+      return await this.#dispatch(id, name, input);
+    } catch (error) {
+      return errorToolResult(
+        id,
+        this.#safeText(`The call failed: ${messageOf(error)}`, []),
+      );
+    }
+  }
+
+  async #dispatch(
+    id: string,
+    name: unknown,
+    input: unknown,
+  ): Promise<ToolResultBlock> {
+    if (name !== undefined && name !== BASH_TOOL.name) {
+      return errorToolResult(
+        id,
+        `Expected a call of the "bash" tool, got "${String(name)}"`,
+      );
+    }
     if (input === null || typeof input !== "object" || Array.isArray(input)) {
       return errorToolResult(
         id,
@@ -279,7 +452,7 @@ export class BashTool {
       return errorToolResult(
         id,
         `Expected input {"command": string} or {"restart": true}, got ${
-          describeInput(input)
+          this.#safeText(describeInput(input), [])
         }`,
       );
     }
@@ -292,6 +465,12 @@ export class BashTool {
     if (command.includes("\0")) {
       return errorToolResult(id, "Expected a command without NUL bytes");
     }
+    if (this.#closed || this.#session.closed) {
+      return errorToolResult(
+        id,
+        "The session is closed: the command was not run",
+      );
+    }
     return await this.#run(id, command);
   }
 
@@ -302,6 +481,7 @@ export class BashTool {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { BashTool } from "./mod.ts";
    *
    * await using tool = new BashTool();
@@ -311,7 +491,7 @@ export class BashTool {
    *     { type: "tool_use", id: "b", name: "bash", input: { command: "pwd" } },
    *   ],
    * });
-   * console.assert(results[1].content === "Exit code 0\n/tmp\n");
+   * assert.equal(results[1].content, "Exit code 0\n/tmp\n");
    * ```
    */
   async handleAll(
@@ -337,17 +517,28 @@ export class BashTool {
     return results;
   }
 
-  /** Kills the shell and everything it started, then starts a fresh one. */
-  async restart(): Promise<void> {
+  /**
+   * Kills the shell and everything it started, then starts a fresh one; runs
+   * after the calls already waiting.
+   */
+  restart(): Promise<void> {
+    const done = this.#queue.then(() => this.#restartSession());
+    this.#queue = done.catch(() => {});
+    return done;
+  }
+
+  async #restartSession(): Promise<void> {
     await this.#session.restart();
     this.#cwd = undefined;
   }
 
   /**
-   * Closes the session (when the tool created it) and removes the default
-   * spill directory.
+   * Closes the session (when the tool created it; a command in flight is
+   * stopped and its result says so) and removes the default spill directory.
+   * Calls made after it are answered with an error.
    */
   async close(): Promise<void> {
+    this.#closed = true;
     if (this.#ownsSession) await this.#session.close();
     if (this.#spillDir !== null && this.#options.spillDir === undefined) {
       rmSync(this.#spillDir, { recursive: true, force: true });
@@ -364,12 +555,33 @@ export class BashTool {
     return this.#options.redact ? this.#options.redact(text) : text;
   }
 
+  /**
+   * A message for the model or the audit that may quote `sources` (the
+   * command): redacted, fragments of secrets included. A redactor that throws
+   * withholds the message.
+   */
+  #safeText(text: string, sources: readonly string[]): string {
+    const redact = this.#options.redact;
+    if (!redact) return text;
+    try {
+      return redactQuoted(text, sources, redact);
+    } catch (error) {
+      return `[withheld: the redactor failed: ${
+        error instanceof Error ? error.name : typeof error
+      }]`;
+    }
+  }
+
   async #restart(id: string): Promise<ToolResultBlock> {
     const started = performance.now();
-    await this.#auditStart(id, "(restart)", "none");
+    const auditError = await this.#auditStart(id, "(restart)", "none");
+    if (auditError !== null) return this.#notRun(id, auditError);
     let block: ToolResultBlock;
     try {
-      await this.restart();
+      if (this.#closed || this.#session.closed) {
+        throw new Error("the session is closed");
+      }
+      await this.#restartSession();
       block = {
         type: "tool_result",
         tool_use_id: id,
@@ -379,11 +591,29 @@ export class BashTool {
     } catch (error) {
       block = errorToolResult(
         id,
-        `Could not restart the shell: ${(error as Error).message}`,
+        this.#safeText(`Could not restart the shell: ${messageOf(error)}`, []),
       );
     }
-    await this.#auditEnd(id, "(restart)", "none", null, block, started, 0);
-    return block;
+    return await this.#auditEnd(
+      id,
+      "(restart)",
+      "none",
+      null,
+      block,
+      started,
+      0,
+    );
+  }
+
+  /** The answer when the start record could not be written: the command did not run. */
+  #notRun(id: string, auditError: string): ToolResultBlock {
+    return errorToolResult(
+      id,
+      this.#safeText(
+        `The command was not run: the audit sink failed: ${auditError}`,
+        [],
+      ),
+    );
   }
 
   async #run(id: string, command: string): Promise<ToolResultBlock> {
@@ -395,39 +625,71 @@ export class BashTool {
       let verdict: PolicyDecision;
       try {
         verdict = policy.check(command);
+        if (
+          verdict === null || typeof verdict !== "object" ||
+          !["allow", "ask", "deny"].includes(verdict.decision)
+        ) {
+          throw new TypeError(
+            `Expected a decision of "allow", "ask" or "deny", got ${
+              describeInput(verdict)
+            }`,
+          );
+        }
       } catch (error) {
         verdict = {
           decision: "deny",
-          reason: `the policy failed: ${(error as Error).message}`,
+          reason: `the policy failed: ${messageOf(error)}`,
         };
       }
       decision = verdict.decision;
-      reason = verdict.reason;
+      reason = String(verdict.reason ?? "");
       if (decision === "ask") {
-        const yes = this.#options.onAsk
-          ? await this.#options.onAsk(command, verdict.reason)
-          : false;
-        decision = yes ? "ask:approved" : "ask:refused";
+        try {
+          const yes = this.#options.onAsk
+            ? await this.#options.onAsk(command, reason)
+            : false;
+          decision = yes === true ? "ask:approved" : "ask:refused";
+        } catch (error) {
+          decision = "ask:failed";
+          reason = `${reason}; the approval callback failed: ${
+            messageOf(error)
+          }`;
+        }
       }
     }
-    await this.#auditStart(id, command, decision, reason);
-    if (decision === "deny" || decision === "ask:refused") {
+    const shownReason = reason === undefined
+      ? undefined
+      : this.#safeText(reason, [command]);
+    const auditError = await this.#auditStart(
+      id,
+      command,
+      decision,
+      shownReason,
+    );
+    if (auditError !== null) return this.#notRun(id, auditError);
+    if (
+      decision === "deny" ||
+      decision.startsWith("ask:") && decision !== "ask:approved"
+    ) {
       const block = errorToolResult(
         id,
-        `The command was refused by policy: ${reason ?? "not allowed"}`,
+        `The command was refused by policy: ${shownReason || "not allowed"}`,
       );
-      await this.#auditEnd(id, command, decision, null, block, started, 0);
-      return block;
+      return await this.#auditEnd(
+        id,
+        command,
+        decision,
+        null,
+        block,
+        started,
+        0,
+      );
     }
 
-    const spillEnabled = this.#options.spillDir !== false;
-    const spill = spillEnabled
-      ? new Spill(
-        this.#maxChars,
-        this.#options.spillMaxBytes ?? DEFAULT_SPILL_MAX_BYTES,
-        () => this.#spillPath(),
-      )
-      : null;
+    const spills = this.#options.spillDir === false ? null : {
+      stdout: this.#newSpill("stdout"),
+      stderr: this.#newSpill("stderr"),
+    };
     let result: SessionResult;
     let previousCwd: string | undefined;
     try {
@@ -438,51 +700,181 @@ export class BashTool {
       previousCwd = this.#cwd;
       result = await this.#session.run(command, {
         timeoutMs: this.#options.timeoutMs,
-        onOutput: spill ? (chunk) => spill.add(chunk) : undefined,
+        onOutput: spills
+          ? (chunk, stream) =>
+            (stream === "stderr" ? spills.stderr : spills.stdout).add(chunk)
+          : undefined,
       });
     } catch (error) {
-      spill?.finish(false);
+      spills?.stdout.finish(false);
+      spills?.stderr.finish(false);
+      const closed = this.#closed || this.#session.closed;
       const block = errorToolResult(
         id,
-        this.#redact(`The shell failed: ${(error as Error).message}`),
+        this.#safeText(
+          closed
+            ? "The session was closed: the command was not run or was stopped"
+            : `The shell failed: ${messageOf(error)}`,
+          [command],
+        ),
       );
-      await this.#auditEnd(id, command, decision, null, block, started, 0);
-      return block;
+      return await this.#auditEnd(
+        id,
+        command,
+        decision,
+        null,
+        block,
+        started,
+        0,
+      );
     }
-    const spillPath = spill?.finish(needsSpill(result, this.#maxChars));
+    const closed = this.#closed || this.#session.closed;
+    const keepOut = needsSpill(
+      { ...result, stderr: undefined },
+      this.#maxChars,
+    );
+    const keepErr = result.stderr !== undefined &&
+      needsSpill(
+        { ...result, output: result.stderr, stderr: undefined },
+        this.#maxChars,
+      );
+    const out = spills?.stdout.finish(keepOut) ?? {};
+    const err = spills?.stderr.finish(keepErr) ?? {};
     this.#cwd = result.cwd;
-    const block = toToolResult(id, result, {
-      command,
-      maxChars: this.#maxChars,
-      timeoutMs: this.#options.timeoutMs ?? undefined,
-      previousCwd,
-      spillPath,
-      spillCappedAt: spill?.capped
-        ? this.#options.spillMaxBytes ?? DEFAULT_SPILL_MAX_BYTES
-        : undefined,
-      benignExitCodes: this.#options.benignExitCodes,
-    });
-    block.content = this.#redact(block.content);
+    const spillError = out.error ?? err.error;
+    let block: ToolResultBlock;
+    try {
+      block = toToolResult(id, result, {
+        command,
+        maxChars: this.#maxChars,
+        timeoutMs: this.#options.timeoutMs ?? undefined,
+        previousCwd,
+        spillPath: out.path,
+        spillCappedAt: out.cappedAt,
+        stderrSpillPath: err.path,
+        stderrSpillCappedAt: err.cappedAt,
+        spillHint: this.#spillHint(),
+        spillError,
+        redact: this.#options.redact,
+        benignExitCodes: this.#options.benignExitCodes,
+        closed,
+      });
+      block.content = this.#redact(block.content);
+    } catch (error) {
+      block = errorToolResult(
+        id,
+        this.#options.redact
+          ? `The output is withheld: the redactor failed (${
+            error instanceof Error ? error.name : typeof error
+          })`
+          : `Could not format the result: ${messageOf(error)}`,
+      );
+    }
+    if (closed || spillError !== undefined) block.is_error = true;
     const bytes = result.output.totalBytes + (result.stderr?.totalBytes ?? 0);
-    await this.#auditEnd(id, command, decision, result, block, started, bytes);
-    return block;
+    return await this.#auditEnd(
+      id,
+      command,
+      decision,
+      result,
+      block,
+      started,
+      bytes,
+    );
   }
 
-  #spillPath(): string {
-    if (this.#spillDir === null) {
-      const configured = this.#options.spillDir;
-      if (typeof configured === "string") {
-        mkdirSync(configured, { recursive: true, mode: 0o700 });
-        this.#spillDir = configured;
-      } else {
-        this.#spillDir = mkdtempSync(join(tmpdir(), "bashbox-spill-"));
+  /** Where the session's commands run, as far as spill files are concerned. */
+  #placement(): { sandbox?: Sandbox; transport?: Transport } {
+    const s = this.#session as { sandbox?: Sandbox; transport?: Transport };
+    return {
+      sandbox: s.sandbox ?? this.#options.sessionOptions?.sandbox,
+      transport: s.transport ?? this.#options.sessionOptions?.transport,
+    };
+  }
+
+  /** How the model reads a spill file; undefined for the default hint. */
+  #spillHint(): string | undefined {
+    const { sandbox, transport } = this.#placement();
+    if (transport) return HOST_ONLY_HINT;
+    if (sandbox && this.#spillDir !== null) {
+      if (!visibleInSandbox(this.#spillDir, sandbox)) return HOST_ONLY_HINT;
+    }
+    return undefined;
+  }
+
+  #newSpill(stream: "stdout" | "stderr"): Spill {
+    return new Spill(
+      this.#maxChars,
+      this.#options.spillMaxBytes ?? DEFAULT_SPILL_MAX_BYTES,
+      () => this.#createSpillFile(stream),
+      this.#options.redact,
+    );
+  }
+
+  /** The spill directory: the configured one, or a private one where commands can read it. */
+  #ensureSpillDir(): string {
+    if (this.#spillDir !== null) return this.#spillDir;
+    const configured = this.#options.spillDir;
+    if (typeof configured === "string") {
+      mkdirSync(configured, { recursive: true, mode: 0o700 });
+      this.#spillDir = configured;
+      return configured;
+    }
+    const { sandbox } = this.#placement();
+    const candidates = [tmpdir()];
+    // A sandbox mounts its own /tmp: pick a place it shows at the same path.
+    if (sandbox) candidates.push("/var/tmp", sandbox.workdir);
+    let lastError: unknown = null;
+    for (const base of candidates) {
+      if (sandbox && !visibleInSandbox(join(base, "x"), sandbox)) continue;
+      try {
+        this.#spillDir = mkdtempSync(join(base, "bashbox-spill-"));
+        return this.#spillDir;
+      } catch (error) {
+        lastError = error;
       }
     }
-    this.#spillCount++;
-    return join(
-      this.#spillDir,
-      `${this.#sessionId.slice(0, 8)}-output-${this.#spillCount}.txt`,
-    );
+    if (lastError !== null) throw lastError;
+    this.#spillDir = mkdtempSync(join(tmpdir(), "bashbox-spill-"));
+    return this.#spillDir;
+  }
+
+  /**
+   * Creates a new spill file exclusively (`O_CREAT | O_EXCL`: an existing
+   * file or a planted symlink is never opened), under a name unique to the
+   * session, the call and the stream, with a random part so that tools
+   * sharing a directory cannot collide.
+   */
+  #createSpillFile(stream: "stdout" | "stderr"): { path: string; fd: number } {
+    const dir = this.#ensureSpillDir();
+    const call = ++this.#spillCount;
+    let lastError: unknown;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const random = crypto.randomUUID().slice(0, 8);
+      const path = join(
+        dir,
+        `${this.#sessionId.slice(0, 8)}-${call}-${stream}-${random}.txt`,
+      );
+      try {
+        return { path, fd: openSync(path, "wx", 0o600) };
+      } catch (error) {
+        lastError = error;
+        if ((error as { code?: string }).code !== "EEXIST") break;
+      }
+    }
+    throw lastError;
+  }
+
+  /** Writes an audit record; returns the error message when the sink failed. */
+  async #write(record: AuditRecord): Promise<string | null> {
+    const audit = this.#options.audit;
+    if (!audit) return null;
+    try {
+      await audit.write(record);
+      return null;
+    } catch (error) {
+      return messageOf(error);
+    }
   }
 
   /** What both audit records of a call carry. */
@@ -497,26 +889,26 @@ export class BashTool {
       time: new Date().toISOString(),
       sessionId: this.#sessionId,
       toolUseId: id,
-      command: this.#redact(command),
+      command: this.#safeText(command, []),
       decision,
     };
   }
 
-  async #auditStart(
+  #auditStart(
     id: string,
     command: string,
     decision: string,
     reason?: string,
-  ): Promise<void> {
-    const audit = this.#options.audit;
-    if (!audit) return;
-    await audit.write({
+  ): Promise<string | null> {
+    if (!this.#options.audit) return Promise.resolve(null);
+    return this.#write({
       event: "start",
       ...this.#auditFields(id, command, decision),
       ...(reason !== undefined ? { reason } : {}),
     });
   }
 
+  /** Writes the end record and returns the block, marked as an error when the sink failed. */
   async #auditEnd(
     id: string,
     command: string,
@@ -525,11 +917,10 @@ export class BashTool {
     block: ToolResultBlock,
     started: number,
     outputBytes: number,
-  ): Promise<void> {
-    const audit = this.#options.audit;
-    if (!audit) return;
+  ): Promise<ToolResultBlock> {
+    if (!this.#options.audit) return block;
     const content = typeof block.content === "string" ? block.content : "";
-    await audit.write({
+    const error = await this.#write({
       event: "end",
       ...this.#auditFields(id, command, decision),
       exitCode: result?.exitCode ?? null,
@@ -537,9 +928,19 @@ export class BashTool {
       restarted: result?.restarted ?? false,
       durationMs: Math.round(performance.now() - started),
       outputBytes,
-      preview: this.#redact(content.slice(0, 300)),
+      // The content is redacted whole already: cutting it shows no partial secret.
+      preview: content.slice(0, 300),
       isError: block.is_error === true,
     });
+    if (error === null) return block;
+    return {
+      ...block,
+      content:
+        `${content}\n[The audit record of this call could not be written: ${
+          this.#safeText(error, [command])
+        }]`,
+      is_error: true,
+    };
   }
 }
 
@@ -561,10 +962,38 @@ export interface RunnableBash {
   ) => Promise<string>;
 }
 
+/** The SDK's public entry point, loaded only when a tool result must be thrown as its `ToolError`. */
+const SDK_SPECIFIER = "@anthropic-ai/sdk";
+
+type ToolErrorClass = new (content: string) => Error;
+let toolErrorClass: Promise<ToolErrorClass | null> | undefined;
+
+/**
+ * The SDK's `ToolError` class, through its public entry point
+ * (`Anthropic.Beta.Messages.ToolError`), or null when the SDK cannot be
+ * loaded; loaded once, on the first error result.
+ */
+function loadToolError(): Promise<ToolErrorClass | null> {
+  toolErrorClass ??= import(SDK_SPECIFIER).then(
+    (sdk: Record<string, unknown>) => {
+      const main = sdk.default as
+        | { Beta?: { Messages?: { ToolError?: unknown } } }
+        | undefined;
+      const found = main?.Beta?.Messages?.ToolError ?? sdk.ToolError;
+      return typeof found === "function" ? found as ToolErrorClass : null;
+    },
+    () => null,
+  );
+  return toolErrorClass;
+}
+
 /**
  * Wraps a {@linkcode BashTool} as a `BetaRunnableTool`, so the official SDK's
  * `client.beta.messages.toolRunner` drives it. Error results are thrown as the
- * SDK's `ToolError`, which the runner sends back with `is_error: true`.
+ * SDK's `ToolError` (loaded from the SDK's public entry point when the first
+ * error happens; without the SDK, a plain `Error`), which the runner sends
+ * back with `is_error: true`. The runner starts the calls of one message
+ * together; {@linkcode BashTool.handle} runs them one by one in that order.
  *
  * @example
  * ```ts ignore
@@ -595,7 +1024,10 @@ export function runnableBashTool(tool: BashTool): RunnableBash {
       const id = context?.toolUse?.id ?? `toolu_local_${++calls}`;
       const block = await tool.handle({ id, name: "bash", input });
       const content = typeof block.content === "string" ? block.content : "";
-      if (block.is_error) throw new ToolError(content);
+      if (block.is_error) {
+        const ToolError = await loadToolError();
+        throw ToolError ? new ToolError(content) : new Error(content);
+      }
       return content;
     },
   };
@@ -655,30 +1087,73 @@ export interface RunAgentOptions {
   system?: string;
   /** The tool that runs the commands. */
   tool: BashTool;
-  /** Most model calls (default 20). */
+  /** Most model calls, retries included (default 20). */
   maxTurns?: number;
   /** `max_tokens` of each call (default 4096). */
   maxTokens?: number;
+  /**
+   * The highest `max_tokens` a call is retried with when a response with a
+   * tool call was cut off by `max_tokens` (each retry doubles it). Default:
+   * four times `maxTokens`, at most 32000; `maxTokens` itself turns retries off.
+   */
+  maxTokensCeiling?: number;
   /** Called with text, tool calls, results and the stop. */
   onEvent?: (event: AgentEvent) => void;
 }
 
 /** What {@linkcode runAgent} returns. */
 export interface AgentRun {
-  /** Why the loop stopped: the model's stop reason, or `max_turns`. */
+  /** Why the loop stopped: the model's stop reason, `max_turns`, or `error` (in an {@linkcode AgentError}). */
   stopReason: string;
   /** Model calls made. */
   turns: number;
-  /** The whole conversation. */
+  /** The conversation: every complete turn, answered tool calls included. */
   messages: ConversationMessage[];
+  /**
+   * The content of a response that `max_tokens` cut off inside a tool call,
+   * when no retry was left: it is not in `messages`, and none of its tool
+   * calls ran.
+   */
+  incomplete?: AssistantBlock[];
+}
+
+/**
+ * Thrown by {@linkcode runAgent} when a call of the Messages API fails (or
+ * answers something that is not a message): the conversation so far is in
+ * {@linkcode AgentError.run}, the API's error in `cause`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { AgentError } from "./anthropic.ts";
+ *
+ * const error = new AgentError("The Messages API call failed", {
+ *   run: { stopReason: "error", turns: 1, messages: [{ role: "user", content: "hi" }] },
+ * });
+ * assert.equal(error.run.messages.length, 1);
+ * ```
+ */
+export class AgentError extends Error {
+  /** The run up to the failure. */
+  readonly run: AgentRun;
+
+  /** Creates the error with the run so far. */
+  constructor(message: string, options: { run: AgentRun; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.name = "AgentError";
+    this.run = options.run;
+  }
 }
 
 /**
  * A small agent loop for those who do not use the SDK's tool runner: create a
  * message, answer its bash tool calls, send the results, until the model ends
- * its turn, refuses, or `maxTurns` is reached. `pause_turn` is continued;
- * `max_tokens` with complete tool calls answers them and goes on, without them
- * it stops.
+ * its turn, refuses, or `maxTurns` is reached. `pause_turn` is continued. A
+ * response cut off by `max_tokens` runs none of its tool calls (the last one
+ * may be incomplete): the call is retried with a doubled `max_tokens` up to
+ * `maxTokensCeiling`, then the loop stops with `stopReason: "max_tokens"` and
+ * the cut response in `incomplete`. A failed API call throws an
+ * {@linkcode AgentError} that carries the conversation so far.
  *
  * @example
  * ```ts ignore
@@ -704,27 +1179,69 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       `Expected maxTurns to be a positive whole number, got ${maxTurns}`,
     );
   }
+  let maxTokens = options.maxTokens ?? 4096;
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) {
+    throw new RangeError(
+      `Expected maxTokens to be a positive whole number, got ${maxTokens}`,
+    );
+  }
+  const ceiling = options.maxTokensCeiling ??
+    Math.max(maxTokens, Math.min(maxTokens * 4, 32_000));
+  if (!Number.isInteger(ceiling) || ceiling < maxTokens) {
+    throw new RangeError(
+      `Expected maxTokensCeiling to be a whole number of at least maxTokens (${maxTokens}), got ${ceiling}`,
+    );
+  }
   if (typeof prompt !== "string" || prompt.trim() === "") {
     throw new TypeError("Expected a non-empty prompt");
   }
   const messages: ConversationMessage[] = [{ role: "user", content: prompt }];
   for (let turn = 1; turn <= maxTurns; turn++) {
-    const response = await client.messages.create({
-      model,
-      max_tokens: options.maxTokens ?? 4096,
-      ...(system ? { system } : {}),
-      tools: [BASH_TOOL],
-      messages,
-    });
+    let response: { content: AssistantBlock[]; stop_reason: string | null };
+    try {
+      response = await client.messages.create({
+        model,
+        max_tokens: maxTokens,
+        ...(system ? { system } : {}),
+        tools: [BASH_TOOL],
+        messages,
+      });
+      if (!Array.isArray(response?.content)) {
+        throw new TypeError(
+          `Expected a message with a content array, got ${
+            describeInput(response)
+          }`,
+        );
+      }
+    } catch (error) {
+      throw new AgentError(
+        `The Messages API call of turn ${turn} failed: ${messageOf(error)}`,
+        { cause: error, run: { stopReason: "error", turns: turn, messages } },
+      );
+    }
+    const stop = response.stop_reason ?? "end_turn";
+    const calls = response.content.filter((b) => b.type === "tool_use");
+    if (stop === "max_tokens" && calls.length > 0) {
+      // The last tool call may be cut short: run none of them.
+      if (maxTokens < ceiling) {
+        maxTokens = Math.min(ceiling, maxTokens * 2);
+        continue;
+      }
+      onEvent?.({ type: "stop", reason: stop });
+      return {
+        stopReason: stop,
+        turns: turn,
+        messages,
+        incomplete: response.content,
+      };
+    }
     messages.push({ role: "assistant", content: response.content });
     for (const block of response.content) {
       if (block.type === "text") {
         onEvent?.({ type: "text", text: String(block.text ?? "") });
       }
     }
-    const stop = response.stop_reason ?? "end_turn";
     if (stop === "pause_turn") continue;
-    const calls = response.content.filter((b) => b.type === "tool_use");
     if (calls.length === 0 || stop === "refusal") {
       onEvent?.({ type: "stop", reason: stop });
       return { stopReason: stop, turns: turn, messages };

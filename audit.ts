@@ -20,9 +20,12 @@ export interface AuditStart {
   toolUseId: string;
   /** The command as the model sent it, redacted. */
   command: string;
-  /** The policy decision: `allow`, `deny` or `ask` (answered), or `none` without a policy. */
+  /**
+   * The policy decision: `allow`, `deny`, `ask:approved`, `ask:refused`,
+   * `ask:failed` (the approval callback threw), or `none` without a policy.
+   */
   decision: string;
-  /** Why the policy decided so, when there is a policy. */
+  /** Why the policy decided so, when there is a policy (redacted, quoted fragments of secrets included). */
   reason?: string;
 }
 
@@ -59,7 +62,11 @@ export interface AuditEnd {
 /** One audit event. */
 export type AuditRecord = AuditStart | AuditEnd;
 
-/** Where audit records go. `write` is awaited before the command runs. */
+/**
+ * Where audit records go. `write` is awaited before the command runs; when
+ * the `start` record cannot be written (it throws or rejects) the command is
+ * not run, and a failed `end` record is named in the result.
+ */
 export interface AuditSink {
   /** Stores one record. */
   write(record: AuditRecord): void | Promise<void>;
@@ -81,6 +88,7 @@ export interface JsonlAudit extends AuditSink {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { jsonlAudit } from "./mod.ts";
  *
  * const path = await Deno.makeTempFile({ suffix: ".jsonl" });
@@ -90,7 +98,7 @@ export interface JsonlAudit extends AuditSink {
  *   toolUseId: "toolu_1", command: "ls", decision: "none",
  * });
  * audit.close();
- * console.assert(JSON.parse(await Deno.readTextFile(path)).command === "ls");
+ * assert.ok(JSON.parse(await Deno.readTextFile(path)).command === "ls");
  * await Deno.remove(path);
  * ```
  */
@@ -126,11 +134,12 @@ export function jsonlAudit(path: string): JsonlAudit {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { memoryAudit } from "./mod.ts";
  *
  * const audit = memoryAudit();
  * audit.write({ event: "start", time: "", sessionId: "s", toolUseId: "t", command: "ls", decision: "none" });
- * console.assert(audit.records.length === 1);
+ * assert.ok(audit.records.length === 1);
  * ```
  */
 export function memoryAudit(): AuditSink & { records: AuditRecord[] } {

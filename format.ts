@@ -12,6 +12,8 @@
 
 import type { Capture } from "./_capture.ts";
 import { SIGNAL_NAMES } from "./_signals.ts";
+import { type Command, literal, parse, type Statement } from "./parse.ts";
+import { endsInsideKey, safeEnd, safeStart } from "./redact.ts";
 
 /** The captured output of one stream: the `Capture` of `exec` and `BashSession`. */
 export type CaptureLike = Capture;
@@ -46,10 +48,30 @@ export interface FormatOptions {
   timeoutMs?: number;
   /** Working directory before the command: the new one is named when it differs. */
   previousCwd?: string;
-  /** File that holds the full output, named when output was cut. */
+  /** File that holds the full output (stdout and stderr, or stdout alone), named when output was cut. */
   spillPath?: string;
   /** Set when the spill file holds only this many first bytes (it hit its cap). */
   spillCappedAt?: number;
+  /** File that holds the full stderr when it was kept apart, named when stderr was cut. */
+  stderrSpillPath?: string;
+  /** Set when the stderr spill file holds only this many first bytes. */
+  stderrSpillCappedAt?: number;
+  /**
+   * How the model reads a spill file, after its name (default: "read it with
+   * sed -n or grep"). Say here when the file is not where commands run.
+   */
+  spillHint?: string;
+  /** Why the full output could not be kept, said in the notice instead of a file name. */
+  spillError?: string;
+  /**
+   * Applied to the output before it is cut (and to the working directory), so
+   * that no secret is partly shown: each stream is redacted whole, and where
+   * bytes were dropped between head and tail the partial line (or token, or
+   * private key) at the gap is left out. See `redactSecrets`.
+   */
+  redact?: (text: string) => string;
+  /** The session was closed while the command ran: said in the status line. */
+  closed?: boolean;
 }
 
 /**
@@ -57,9 +79,10 @@ export interface FormatOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DEFAULT_MAX_CHARS } from "./format.ts";
  *
- * console.assert(DEFAULT_MAX_CHARS === 30_000);
+ * assert.ok(DEFAULT_MAX_CHARS === 30_000);
  * ```
  */
 export const DEFAULT_MAX_CHARS = 30_000;
@@ -80,10 +103,11 @@ const SIGNAL_MEANINGS: Record<string, string> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeStatus } from "./format.ts";
  *
- * console.assert(describeStatus({ exitCode: 0, timedOut: false }) === "Exit code 0");
- * console.assert(describeStatus({ exitCode: 127, timedOut: false }) === "Exit code 127 (command not found)");
+ * assert.ok(describeStatus({ exitCode: 0, timedOut: false }) === "Exit code 0");
+ * assert.ok(describeStatus({ exitCode: 127, timedOut: false }) === "Exit code 127 (command not found)");
  * ```
  */
 export function describeStatus(
@@ -128,70 +152,184 @@ function formatDuration(ms: number): string {
 // ---------------------------------------------------------------------------
 // Sanitising.
 
-// CSI (7-bit and 8-bit), OSC up to BEL or ST, and the other two-byte escapes.
-const ANSI =
+// One terminal control at a time: CSI (7-bit and 8-bit) with its parameters,
+// OSC up to BEL or ST, DCS/SOS/PM/APC up to ST, other escapes, the line
+// controls the model needs applied (CR, LF, BS), and every other control.
+const CONTROLS =
   // deno-lint-ignore no-control-regex
-  /\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]/g;
+  /(?:\x1b\[|\x9b)([0-?]*)[ -/]*([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]|[\r\n\b]|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 // deno-lint-ignore no-control-regex
-const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
+const NEEDS_TERMINAL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+
+/** A control byte shown as text: `\x00`, `\x07`, `\x7f`, `\x85`. */
+function escapeControl(c: string): string {
+  return `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`;
+}
 
 /**
- * Makes terminal output readable as plain text: strips ANSI escape sequences,
- * turns CRLF into LF, collapses `\r` rewrites to the final state of each line,
- * and replaces other control characters with U+FFFD.
+ * Makes terminal output readable as plain text, as a terminal would show it:
+ * `\r` returns to the start of the line and what follows overwrites, erase
+ * (`ESC[K`, `ESC[J`) and cursor moves (`ESC[nA/B/C/D/G`, backspace) are
+ * applied, then colours and every other escape sequence are dropped and stray
+ * control bytes (NUL, BEL, ...) are shown escaped (`\x00`). CRLF becomes LF.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sanitize } from "./format.ts";
  *
- * console.assert(sanitize("\x1b[31mred\x1b[0m") === "red");
- * console.assert(sanitize("10%\r50%\r100%\n") === "100%\n");
+ * assert.equal(sanitize("\x1b[31mred\x1b[0m"), "red");
+ * assert.equal(sanitize("10%\r50%\r100%\n"), "100%\n");
+ * assert.equal(sanitize("Downloading 50%\r\x1b[KDone\n"), "Done\n");
+ * assert.equal(sanitize("a\0b"), "a\\x00b");
  * ```
  */
 export function sanitize(text: string): string {
-  let s = text.includes("\x1b") || text.includes("\x9b")
-    ? text.replace(ANSI, "")
-    : text;
-  if (s.includes("\r")) {
-    s = s.replaceAll("\r\n", "\n");
-    if (s.includes("\r")) s = s.split("\n").map(collapseLine).join("\n");
-  }
-  return s.replace(CONTROL, "\ufffd");
+  if (!NEEDS_TERMINAL.test(text)) return text;
+  if (MOVES_ROWS.test(text)) return wellFormed(emulate(text));
+  if (!EDITS_LINE.test(text)) return strip(text);
+  // Lines are independent: emulate only those that edit themselves.
+  return wellFormed(
+    text.split("\n").map((line) =>
+      EDITS_LINE.test(line) ? emulate(line) : strip(line)
+    )
+      .join("\n"),
+  );
 }
 
-/** The final state of a line written with carriage returns, as a terminal shows it. */
-function collapseLine(line: string): string {
-  if (!line.includes("\r")) return line;
-  let shown = "";
-  for (const part of line.split("\r")) {
-    shown = part + shown.slice(part.length);
+/** Rewrites within a line: CR, backspace, cursor left/right/column, erase. */
+const EDITS_LINE =
+  // deno-lint-ignore no-control-regex
+  /[\r\b]|(?:\x1b\[|\x9b)[0-?]*[ -/]*[CDGJK]/;
+/** Moves to another row: cursor up/down, next/previous line. */
+const MOVES_ROWS =
+  // deno-lint-ignore no-control-regex
+  /(?:\x1b\[|\x9b)[0-?]*[ -/]*[ABEF]/;
+
+/** Escape sequences of every kind, for text with no line editing. */
+const SEQUENCES =
+  // deno-lint-ignore no-control-regex
+  /\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]/g;
+// deno-lint-ignore no-control-regex
+const STRAY = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/** Text with no line editing: escape sequences dropped, stray controls escaped. */
+function strip(text: string): string {
+  const s = text.includes("\x1b") || text.includes("\x9b")
+    ? text.replace(SEQUENCES, "")
+    : text;
+  return s.replace(STRAY, escapeControl);
+}
+
+function wellFormed(text: string): string {
+  return typeof text.toWellFormed === "function" ? text.toWellFormed() : text;
+}
+
+/** Plays text on a small terminal model (rows of text, a cursor) and returns what it shows. */
+function emulate(text: string): string {
+  const lines: string[] = [""];
+  let row = 0;
+  let col = 0;
+  const put = (s: string) => {
+    const line = lines[row];
+    if (col === line.length) lines[row] = line + s;
+    else if (col > line.length) {
+      lines[row] = line + " ".repeat(col - line.length) + s;
+    } else {
+      lines[row] = line.slice(0, col) + s + line.slice(col + s.length);
+    }
+    col += s.length;
+  };
+  let at = 0;
+  CONTROLS.lastIndex = 0;
+  for (let m = CONTROLS.exec(text); m !== null; m = CONTROLS.exec(text)) {
+    if (m.index > at) put(text.slice(at, m.index));
+    at = m.index + m[0].length;
+    const c = m[0];
+    if (c === "\n") {
+      row++;
+      col = 0;
+      if (row === lines.length) lines.push("");
+    } else if (c === "\r") col = 0;
+    else if (c === "\b") col = Math.max(0, col - 1);
+    else if (m[2] !== undefined) {
+      const n = Math.max(1, Number.parseInt(m[1], 10) || 0);
+      const arg = Number.parseInt(m[1], 10) || 0;
+      switch (m[2]) {
+        case "K": // erase in line
+          if (arg === 0) lines[row] = lines[row].slice(0, col);
+          else if (arg === 1) {
+            lines[row] = " ".repeat(Math.min(col + 1, lines[row].length)) +
+              lines[row].slice(col + 1);
+          } else lines[row] = "";
+          break;
+        case "J": // erase in display: below the cursor only (a log keeps its past)
+          if (arg === 0) {
+            lines[row] = lines[row].slice(0, col);
+            lines.length = row + 1;
+          }
+          break;
+        case "A": // cursor up
+          row = Math.max(0, row - n);
+          break;
+        case "F": // to the start of a line above
+          row = Math.max(0, row - n);
+          col = 0;
+          break;
+        case "B": // cursor down
+        case "E":
+          row += n;
+          while (lines.length <= row) lines.push("");
+          if (m[2] === "E") col = 0;
+          break;
+        case "C":
+          col += n;
+          break;
+        case "D":
+          col = Math.max(0, col - n);
+          break;
+        case "G":
+          col = n - 1;
+          break;
+          // Colours (m) and every other CSI: nothing to show.
+      }
+    } else if (c.length === 1) put(escapeControl(c));
+    // Other escape sequences (OSC titles, links, charset switches): dropped.
   }
-  return shown;
+  if (at < text.length) put(text.slice(at));
+  return lines.join("\n");
 }
 
 /**
- * True when text looks binary: a NUL, or more than 10 % replacement or control
- * characters in its first 8000 characters.
+ * True when text looks binary rather than a log with a stray byte: more than
+ * 10 % of a sample (its first and last 4096 characters) are control bytes or
+ * invalid UTF-8 that comes in runs. A NUL in a long log, or Latin-1 prose
+ * (isolated invalid bytes between letters), is text.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { looksBinary } from "./format.ts";
  *
- * console.assert(looksBinary("ELF\u0000\u0001"));
- * console.assert(!looksBinary("hello\n"));
+ * assert.ok(looksBinary("ELF\u0000\u0001\u0000\u0000"));
+ * assert.ok(!looksBinary("hello\n"));
+ * assert.ok(!looksBinary("log line\n".repeat(100) + "\u0000"));
  * ```
  */
 export function looksBinary(text: string): boolean {
-  if (text.includes("\0")) return true;
-  const sample = text.length > 8000 ? text.slice(0, 8000) : text;
+  const sample = text.length > 8192
+    ? text.slice(0, 4096) + text.slice(-4096)
+    : text;
   if (sample.length === 0) return false;
   let odd = 0;
+  let previousBad = false;
   for (let i = 0; i < sample.length; i++) {
     const c = sample.charCodeAt(i);
-    if (
-      c === 0xfffd ||
-      (c < 32 && c !== 9 && c !== 10 && c !== 13 && c !== 27)
-    ) odd++;
+    const control = (c < 32 && c !== 9 && c !== 10 && c !== 13 && c !== 27 &&
+      c !== 8 && c !== 12) || c === 0x7f;
+    const invalid = c === 0xfffd;
+    if (control || (invalid && previousBad)) odd++;
+    previousBad = control || invalid;
   }
   return odd / sample.length > 0.1;
 }
@@ -251,19 +389,31 @@ function keepTail(s: string, budget: number): Cut {
   };
 }
 
-/** The output text of one stream, sanitised and cut, with its notice. */
+/** Where one stream's full output was kept. */
+interface StreamSpill {
+  path?: string;
+  cappedAt?: number;
+}
+
+/** Sanitises, redacting before and after (a secret split by escapes or `\r` is caught either way). */
+function clean(text: string, redact?: (text: string) => string): string {
+  return redact ? redact(sanitize(redact(text))) : sanitize(text);
+}
+
+/** The output text of one stream, redacted, sanitised and cut, with its notice. */
 function formatStream(
   capture: CaptureLike,
   budget: number,
-  headShare: number,
-  spillPath: string | undefined,
-  spillCappedAt?: number,
+  spill: StreamSpill,
+  options: FormatOptions,
 ): { text: string; cut: boolean } {
+  const headShare = options.headShare ?? 0.2;
+  const redact = options.redact;
   const whole = capture.truncated ? capture.head + capture.tail : capture.text;
   if (looksBinary(whole)) {
     return {
       text: `[binary output: ${capture.totalBytes} bytes, not shown${
-        spillPath ? `; saved in ${spillPath}` : ""
+        spill.path ? `; saved in ${spill.path}` : ""
       }]`,
       cut: true,
     };
@@ -272,10 +422,24 @@ function formatStream(
   let head: Cut;
   let tail: Cut;
   if (capture.truncated) {
-    head = keepHead(sanitize(capture.head), headBudget);
-    tail = keepTail(sanitize(capture.tail), budget - headBudget);
+    let h = clean(capture.head, redact);
+    let t = clean(capture.tail, redact);
+    let dropped = "";
+    if (redact) {
+      // Bytes are missing between head and tail: what touches the gap may be
+      // part of a secret whose rest is gone, so it is left out.
+      const end = safeEnd(h);
+      const start = safeStart(t, { insideKey: endsInsideKey(capture.head) });
+      dropped = h.slice(end) + t.slice(0, start);
+      h = h.slice(0, end);
+      t = t.slice(start);
+    }
+    head = keepHead(h, headBudget);
+    tail = keepTail(t, budget - headBudget);
+    tail.omittedChars += dropped.length;
+    tail.omittedLines += countLines(dropped);
   } else {
-    const text = sanitize(capture.text);
+    const text = clean(capture.text, redact);
     if (text.length <= budget) return { text, cut: false };
     head = keepHead(text, headBudget);
     tail = keepTail(text.slice(head.text.length), budget - head.text.length);
@@ -298,11 +462,21 @@ function formatStream(
   let notice = `[... ${
     parts.join(" ")
   } omitted; the output was ${capture.totalBytes} bytes in all`;
-  notice += spillPath
-    ? spillCappedAt !== undefined
-      ? `; the first ${spillCappedAt} bytes are in ${spillPath}: read them with sed -n or grep ...]`
-      : `; the full output is in ${spillPath}: read it with sed -n or grep ...]`
-    : " ...]";
+  if (spill.path) {
+    const capped = spill.cappedAt !== undefined;
+    notice += capped
+      ? `; the first ${spill.cappedAt} bytes are in ${spill.path}`
+      : `; the full output is in ${spill.path}`;
+    notice += `: ${
+      options.spillHint ??
+        (capped
+          ? "read them with sed -n or grep"
+          : "read it with sed -n or grep")
+    }`;
+  } else if (options.spillError) {
+    notice += `; the full output could not be kept (${options.spillError})`;
+  }
+  notice += " ...]";
   const joint = head.text === "" || head.text.endsWith("\n") ? "" : "\n";
   return { text: `${head.text}${joint}${notice}\n${tail.text}`, cut: true };
 }
@@ -315,13 +489,14 @@ function formatStream(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { formatResult } from "./format.ts";
  *
  * const capture = (text: string) => ({
  *   text, head: text, tail: "", totalBytes: text.length, omittedBytes: 0, truncated: false,
  * });
  * const text = formatResult({ output: capture("hi\n"), exitCode: 0, timedOut: false });
- * console.assert(text === "Exit code 0\nhi\n");
+ * assert.ok(text === "Exit code 0\nhi\n");
  * ```
  */
 export function formatResult(
@@ -340,8 +515,12 @@ export function formatResult(
       `Expected headShare to be between 0 and 1, got ${headShare}`,
     );
   }
-  const lines = [describeStatus(result, options.timeoutMs)];
-  if (result.restarted) {
+  const lines = [
+    options.closed
+      ? "CLOSED: the session was closed while the command ran, and the command was stopped"
+      : describeStatus(result, options.timeoutMs),
+  ];
+  if (result.restarted && !options.closed) {
     lines.push(
       "The shell was restarted: its state (working directory, variables, functions, background jobs) was lost.",
     );
@@ -350,7 +529,11 @@ export function formatResult(
     result.cwd !== undefined && options.previousCwd !== undefined &&
     result.cwd !== options.previousCwd
   ) {
-    lines.push(`Working directory: ${result.cwd}`);
+    lines.push(
+      `Working directory: ${
+        options.redact ? options.redact(result.cwd) : result.cwd
+      }`,
+    );
   }
   const stderr = result.stderr;
   const hasErr = stderr !== undefined && stderr.totalBytes > 0;
@@ -359,7 +542,12 @@ export function formatResult(
     lines.push("(no output)");
     return lines.join("\n");
   }
-  let head = lines.join("\n") + "\n";
+  const outSpill = { path: options.spillPath, cappedAt: options.spillCappedAt };
+  const errSpill = {
+    path: options.stderrSpillPath,
+    cappedAt: options.stderrSpillCappedAt,
+  };
+  const head = lines.join("\n") + "\n";
   if (hasOut && hasErr) {
     const outShare = Math.max(
       0.2,
@@ -370,36 +558,19 @@ export function formatResult(
       ),
     );
     const outBudget = Math.floor(maxChars * outShare);
-    head += "stdout:\n" +
+    return head + "stdout:\n" +
       ensureNewline(
-        formatStream(
-          result.output,
-          outBudget,
-          headShare,
-          options.spillPath,
-          options.spillCappedAt,
-        )
-          .text,
+        formatStream(result.output, outBudget, outSpill, options).text,
       ) +
       "stderr:\n" +
-      formatStream(
-        stderr,
-        maxChars - outBudget,
-        headShare,
-        options.spillPath,
-        options.spillCappedAt,
-      )
-        .text;
-    return head;
+      formatStream(stderr, maxChars - outBudget, errSpill, options).text;
   }
-  const only = hasOut ? result.output : stderr!;
   return head + (hasOut ? "" : "stderr:\n") +
     formatStream(
-      only,
+      hasOut ? result.output : stderr!,
       maxChars,
-      headShare,
-      options.spillPath,
-      options.spillCappedAt,
+      hasOut ? outSpill : errSpill,
+      options,
     ).text;
 }
 
@@ -412,10 +583,11 @@ function ensureNewline(s: string): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { needsSpill } from "./format.ts";
  *
  * const c = { text: "x", head: "x", tail: "", totalBytes: 1, omittedBytes: 0, truncated: false };
- * console.assert(!needsSpill({ output: c, exitCode: 0, timedOut: false }));
+ * assert.ok(!needsSpill({ output: c, exitCode: 0, timedOut: false }));
  * ```
  */
 export function needsSpill(
@@ -449,9 +621,10 @@ export interface ToolResultBlock {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { BENIGN_EXIT_CODES } from "./format.ts";
  *
- * console.assert(BENIGN_EXIT_CODES.grep.includes(1));
+ * assert.ok(BENIGN_EXIT_CODES.grep.includes(1));
  * ```
  */
 export const BENIGN_EXIT_CODES: Readonly<Record<string, readonly number[]>> = {
@@ -475,30 +648,132 @@ export interface ToolResultOptions extends FormatOptions {
 }
 
 /**
- * The name of the program whose exit status a command returns, as far as a
- * simple reading can tell: the first word of the last command in the last
- * pipeline or list. Used only to soften `is_error`, never for security.
+ * The name of the program whose exit status a command returns, found with the
+ * project's bash parser: the last command of the last pipeline, of the right
+ * side of `&&`/`||`, of a group or subshell, of the body of a loop, and of
+ * every branch of an `if`/`case` when they agree; `!` and `time` are looked
+ * through, and so are wrappers that return the wrapped program's status
+ * (`command`, `exec`, `env`, `nice`, `nohup`, `stdbuf`, `timeout`, `sudo`).
+ * Quotes, redirections and comments are read as bash reads them. Undefined
+ * when it cannot be told (a syntax error, a name that is not literal). Used
+ * only to soften `is_error`, never for security.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { lastProgram } from "./format.ts";
  *
- * console.assert(lastProgram("cd src && grep -rn TODO .") === "grep");
- * console.assert(lastProgram("LC_ALL=C sort x | diff - y") === "diff");
+ * assert.equal(lastProgram("cd src && grep -rn TODO ."), "grep");
+ * assert.equal(lastProgram("LC_ALL=C sort x | diff - y"), "diff");
+ * assert.equal(lastProgram(`grep -E "a|b" f`), "grep");
+ * assert.equal(lastProgram("grep -rn 'a\\|b' dir 2>&1"), "grep");
  * ```
  */
 export function lastProgram(command: string): string | undefined {
-  const segments = command.trim().split(/\|\||&&|[|;&\n]/);
-  const last = segments.reverse().find((s) => s.trim() !== "");
-  if (last === undefined) return undefined;
-  const words = last.trim().split(/[ \t]+/);
+  let body: Statement[];
+  try {
+    body = parse(command).body;
+  } catch {
+    return undefined;
+  }
+  return ofStatements(body, 0);
+}
+
+/** The last program of a list of statements. */
+function ofStatements(
+  body: readonly Statement[],
+  depth: number,
+): string | undefined {
+  const last = body.at(-1);
+  // A background job as the last statement leaves the status 0.
+  if (last === undefined || last.background) return undefined;
+  return ofCommand(last.command, depth + 1);
+}
+
+/** One program if every branch ends with it, else undefined. */
+function agree(names: (string | undefined)[]): string | undefined {
+  const first = names[0];
+  return names.every((n) => n === first) ? first : undefined;
+}
+
+function ofCommand(command: Command, depth: number): string | undefined {
+  if (depth > 64) return undefined;
+  switch (command.type) {
+    case "Simple":
+      return simpleProgram(command.words.map(literal));
+    case "Pipeline":
+      return ofCommand(
+        command.commands[command.commands.length - 1],
+        depth + 1,
+      );
+    case "Logical":
+      return ofCommand(command.right, depth + 1);
+    case "Subshell":
+    case "Group":
+    case "Loop":
+    case "For":
+    case "ArithFor":
+      return ofStatements(command.body, depth);
+    case "If":
+      return agree([
+        ...command.clauses.map((c) => ofStatements(c.body, depth)),
+        ...(command.otherwise ? [ofStatements(command.otherwise, depth)] : []),
+      ]);
+    case "Case":
+      return agree(command.items.map((i) => ofStatements(i.body, depth)));
+    case "Test":
+      return "[[";
+    case "ArithCmd":
+      return "((";
+    default:
+      return undefined;
+  }
+}
+
+/** Wrappers that exit with the status of the program they run, and how many operands they take first. */
+const WRAPPERS: Record<string, { operands: number; valued: string[] }> = {
+  command: { operands: 0, valued: [] },
+  exec: { operands: 0, valued: ["-a"] },
+  builtin: { operands: 0, valued: [] },
+  nohup: { operands: 0, valued: [] },
+  nice: { operands: 0, valued: ["-n"] },
+  env: { operands: 0, valued: ["-u", "-C", "-S"] },
+  stdbuf: { operands: 0, valued: ["-i", "-o", "-e"] },
+  timeout: { operands: 1, valued: ["-s", "-k", "--signal", "--kill-after"] },
+  sudo: { operands: 0, valued: ["-u", "-g", "-C", "-D", "-h", "-p", "-U"] },
+};
+
+/** The program a simple command's words run, wrappers taken off. */
+function simpleProgram(words: (string | null)[]): string | undefined {
   let i = 0;
-  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i])) i++;
-  while (
-    i < words.length && ["!", "time", "command", "exec"].includes(words[i])
-  ) i++;
-  const word = words[i]?.replace(/^\(+|\)+$/g, "");
-  return word ? word.slice(word.lastIndexOf("/") + 1) : undefined;
+  for (let n = 0; n < 8; n++) {
+    const word = words[i];
+    if (word === undefined || word === null) return undefined;
+    const name = word.slice(word.lastIndexOf("/") + 1);
+    const wrapper = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
+    if (wrapper === undefined) return name === "" ? undefined : name;
+    if (name === "command" && /^-[pvV]*[vV]/.test(words[i + 1] ?? "")) {
+      return name;
+    }
+    i++;
+    // Options (and their values), then assignments for env, then operands.
+    while (i < words.length) {
+      const w = words[i];
+      if (w === null) return undefined;
+      if (w === "--") {
+        i++;
+        break;
+      }
+      if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) i++;
+      else if (name === "nice" && /^-[0-9]+$/.test(w)) i++;
+      else if (w.startsWith("-") && w !== "-") {
+        i += wrapper.valued.includes(w) ? 2 : 1;
+      } else break;
+    }
+    i += wrapper.operands;
+    if (i >= words.length) return name;
+  }
+  return undefined;
 }
 
 /**
@@ -507,10 +782,11 @@ export function lastProgram(command: string): string | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isErrorResult } from "./format.ts";
  *
- * console.assert(!isErrorResult({ exitCode: 1, timedOut: false }, { command: "grep x f" }));
- * console.assert(isErrorResult({ exitCode: 1, timedOut: false }, { command: "make" }));
+ * assert.ok(!isErrorResult({ exitCode: 1, timedOut: false }, { command: "grep x f" }));
+ * assert.ok(isErrorResult({ exitCode: 1, timedOut: false }, { command: "make" }));
  * ```
  */
 export function isErrorResult(
@@ -520,7 +796,9 @@ export function isErrorResult(
   if (result.timedOut || result.aborted) return true;
   if (result.exitCode === 0) return false;
   if (result.exitCode === null) return true;
-  const program = options.command ? lastProgram(options.command) : undefined;
+  const program = typeof options.command === "string"
+    ? lastProgram(options.command)
+    : undefined;
   const benign = program
     ? (options.benignExitCodes ?? BENIGN_EXIT_CODES)[program]
     : undefined;
@@ -532,11 +810,12 @@ export function isErrorResult(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { toToolResult } from "./format.ts";
  *
  * const c = { text: "", head: "", tail: "", totalBytes: 0, omittedBytes: 0, truncated: false };
  * const block = toToolResult("toolu_1", { output: c, exitCode: 2, timedOut: false });
- * console.assert(block.is_error === true && block.content === "Exit code 2\n(no output)");
+ * assert.ok(block.is_error === true && block.content === "Exit code 2\n(no output)");
  * ```
  */
 export function toToolResult(
@@ -559,10 +838,11 @@ export function toToolResult(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { errorToolResult } from "./format.ts";
  *
  * const block = errorToolResult("toolu_1", "Expected a command");
- * console.assert(block.is_error && block.content === "Error: Expected a command");
+ * assert.ok(block.is_error && block.content === "Error: Expected a command");
  * ```
  */
 export function errorToolResult(

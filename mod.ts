@@ -41,6 +41,7 @@ export {
   type Transport,
 } from "./session.ts";
 export {
+  AgentError,
   type AgentEvent,
   type AgentRun,
   type AssistantBlock,

@@ -589,6 +589,16 @@ export class BashSession {
     return this.#closed;
   }
 
+  /** The sandbox commands run in, if any (where spill files must be to be readable). */
+  get sandbox(): Sandbox | undefined {
+    return this.#options.sandbox;
+  }
+
+  /** The transport commands run through, if any (they run on the remote side). */
+  get transport(): Transport | undefined {
+    return this.#options.transport;
+  }
+
   /**
    * Starts the shell now instead of on the first command.
    *

@@ -143,8 +143,8 @@ test("sanitize() collapses carriage-return progress to each line's final state",
   equal(sanitize(tqdm), "9999/9999\n");
 });
 
-test("sanitize() replaces other control characters", () => {
-  equal(sanitize("a\x07b\x00c\td"), "a\ufffdb\ufffdc\td");
+test("sanitize() shows other control characters escaped", () => {
+  equal(sanitize("a\x07b\x00c\td"), "a\\x07b\\x00c\td");
 });
 
 test("formatResult() summarises binary output in one line", () => {
@@ -232,4 +232,182 @@ test("errorToolResult() marks the block as an error", () => {
   const b = errorToolResult("t1", "Expected a command");
   equal(b.is_error, true);
   equal(b.content, "Error: Expected a command");
+});
+
+function rng(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x / 2 ** 32;
+  };
+}
+
+test("sanitize() applies erase-line and cursor moves before dropping colours, as a terminal shows it", () => {
+  equal(sanitize("Downloading 50%\r\x1b[KDone\n"), "Done\n");
+  equal(sanitize("abcdef\x1b[3D\x1b[KX\n"), "abcX\n");
+  equal(sanitize("abc\bd\n"), "abd\n");
+  equal(sanitize("50%\x1b[2K\rok\n"), "ok\n");
+  equal(sanitize("one\ntwo\n\x1b[2A\x1b[2Kuno\n"), "uno\ntwo\n");
+  equal(sanitize("abcdef\x1b[4G\x1b[1KZ"), "   Zef");
+  const rand = rng(5);
+  const sgr = ["\x1b[0m", "\x1b[1;32m", "\x1b[38;5;208m", "\x1b[m", "\x9b31m"];
+  const erase = ["\r\x1b[K", "\r\x1b[2K", "\x1b[2K\r", "\x1b[999D\x1b[K"];
+  for (let n = 0; n < 300; n++) {
+    const steps = 1 + Math.floor(rand() * 6);
+    const parts = Array.from(
+      { length: steps },
+      (_, i) => `step ${i} ${"#".repeat(Math.floor(rand() * 40))}`,
+    );
+    const last = `final ${n}`;
+    const tokens: [string, boolean][] = [];
+    for (const p of parts) {
+      tokens.push([p, true], [erase[Math.floor(rand() * erase.length)], false]);
+    }
+    tokens.push([last, true], ["\n", false]);
+    const text = tokens.map(([t]) => t).join("");
+    equal(sanitize(text), last + "\n", JSON.stringify(text));
+    // Colour codes anywhere in the text (not inside other sequences) change nothing.
+    let coloured = "";
+    for (const [t, plain] of tokens) {
+      if (!plain) {
+        coloured += t;
+        continue;
+      }
+      for (const ch of t) {
+        if (rand() < 0.15) coloured += sgr[Math.floor(rand() * sgr.length)];
+        coloured += ch;
+      }
+      if (rand() < 0.5) coloured += sgr[Math.floor(rand() * sgr.length)];
+    }
+    equal(sanitize(coloured), last + "\n", JSON.stringify(coloured));
+  }
+});
+
+test("sanitize() shows stray control bytes escaped, wherever they are", () => {
+  const rand = rng(9);
+  for (const c of ["\x00", "\x07", "\x01", "\x7f", "\x1f"]) {
+    for (let n = 0; n < 20; n++) {
+      const before = "x".repeat(Math.floor(rand() * 50));
+      const hex = c.charCodeAt(0).toString(16).padStart(2, "0");
+      equal(sanitize(`${before}${c}y\n`), `${before}\\x${hex}y\n`);
+    }
+  }
+});
+
+test("looksBinary() judges by proportion: a NUL in a long log and Latin-1 prose are text", () => {
+  const rand = rng(11);
+  const log = Array.from({ length: 2000 }, (_, i) => `[info] step ${i} ok`)
+    .join("\n") + "\n";
+  for (let n = 0; n < 50; n++) {
+    const at = Math.floor(rand() * log.length);
+    const text = log.slice(0, at) + "\0" + log.slice(at);
+    equal(looksBinary(text), false, `NUL at ${at}`);
+    const shown = formatResult(ok0(text), { maxChars: 100_000 });
+    ok(shown.includes("\\x00"), `NUL at ${at} shown escaped`);
+    ok(shown.includes("[info] step 1999 ok"));
+  }
+  // Dense Latin-1 prose, decoded as UTF-8 as the capture does.
+  const words = [
+    "été",
+    "très",
+    "où",
+    "château",
+    "naïve",
+    "Ärger",
+    "größe",
+    "façade",
+    "año",
+    "ça",
+  ];
+  for (let n = 0; n < 20; n++) {
+    const prose = Array.from(
+      { length: 400 },
+      () => words[Math.floor(rand() * words.length)],
+    ).join(" ");
+    const latin1 = Uint8Array.from(prose, (ch) => ch.charCodeAt(0));
+    const decoded = new TextDecoder().decode(latin1);
+    ok(decoded.includes("\ufffd"));
+    equal(looksBinary(decoded), false, decoded.slice(0, 80));
+  }
+  // Random bytes, UTF-16 text and executables are binary.
+  for (let n = 0; n < 20; n++) {
+    const bytes = Uint8Array.from(
+      { length: 4000 },
+      () => Math.floor(rand() * 256),
+    );
+    equal(looksBinary(new TextDecoder().decode(bytes)), true);
+  }
+  const utf16 = Array.from("hello world, plain text\n".repeat(50)).map((c) =>
+    c + "\0"
+  ).join("");
+  equal(looksBinary(utf16), true);
+});
+
+test("lastProgram() finds the program with the parser: quotes, redirections, groups, if, !, wrappers", () => {
+  const programs = ["grep", "rg", "diff", "cmp", "egrep"];
+  const args = [
+    `-E "a|b" f`,
+    `-rn 'a\\|b' dir`,
+    `'x;y' f`,
+    `"a && b" f`,
+    `-e 'a&b' -- f`,
+    `x "$(echo a | tr a b)" f`,
+  ];
+  const redirects = [
+    "",
+    " 2>&1",
+    " 2>/dev/null",
+    " >/dev/null 2>&1",
+    " <in.txt",
+  ];
+  const forms: ((c: string) => string)[] = [
+    (c) => c,
+    (c) => `cd /tmp && ${c}`,
+    (c) => `echo a | ${c}`,
+    (c) => `LC_ALL=C ${c}`,
+    (c) => `{ echo x; ${c}; }`,
+    (c) => `( ${c} )`,
+    (c) => `! ${c}`,
+    (c) => `time ${c}`,
+    (c) => `if true; then ${c}; fi`,
+    (c) => `if test -f x; then ${c}; else ${c}; fi`,
+    (c) => `command ${c}`,
+    (c) => `env A=1 ${c}`,
+    (c) => `timeout 5 ${c}`,
+    (c) => `nice -n 5 ${c}`,
+    (c) => `true; ${c} # a comment | wc`,
+    (c) => `make || ${c}`,
+  ];
+  for (const p of programs) {
+    for (const a of args) {
+      for (const r of redirects) {
+        for (const form of forms) {
+          const command = form(`${p} ${a}${r}`);
+          equal(lastProgram(command), p, command);
+          equal(
+            isErrorResult({ exitCode: 1, timedOut: false }, { command }),
+            false,
+            command,
+          );
+        }
+      }
+    }
+  }
+  equal(lastProgram(`grep -E "a|b" f | wc -l`), "wc");
+  equal(lastProgram("grep x f; echo done"), "echo");
+  equal(lastProgram("grep x f &"), undefined);
+  equal(lastProgram("if a; then grep x f; else diff a b; fi"), undefined);
+  equal(lastProgram(`$CMD x`), undefined);
+  equal(lastProgram("echo 'open"), undefined);
+  equal(lastProgram("command -v nope"), "command");
+  equal(
+    isErrorResult({ exitCode: 1, timedOut: false }, {
+      command: `grep "a|make" f | make`,
+    }),
+    true,
+  );
 });
