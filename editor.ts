@@ -89,8 +89,8 @@ export interface EditorToolOptions {
    */
   roots?: readonly string[];
   /**
-   * Judges each call as the equivalent command: `cat -- PATH` for `view`,
-   * `tee -- PATH` for `create`, `str_replace` and `insert`. A policy with
+   * Judges each call as the equivalent command: `cat 'PATH'` for `view`,
+   * `tee 'PATH'` for `create`, `str_replace` and `insert`. A policy with
    * `readOnlyPreset` (`Policy.readOnly()`) refuses every write whatever it
    * says about `tee`.
    */
@@ -475,7 +475,7 @@ async function sha256(bytes: Uint8Array): Promise<string> {
     .join("");
 }
 
-/** Base64 in lines of 76 characters, as `base64 -d` everywhere reads it. */
+/** Base64 in lines of 4096 characters (`base64 -d` takes any line length). */
 function base64Lines(bytes: Uint8Array): string {
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) {
@@ -483,7 +483,7 @@ function base64Lines(bytes: Uint8Array): string {
   }
   const b64 = btoa(binary);
   const lines: string[] = [];
-  for (let i = 0; i < b64.length; i += 76) lines.push(b64.slice(i, i + 76));
+  for (let i = 0; i < b64.length; i += 4096) lines.push(b64.slice(i, i + 4096));
   return lines.join("\n");
 }
 
@@ -580,9 +580,9 @@ write)
     out P "$R"
     inroots "$@" || end outside
     if [ -e "$R" ]; then
+      [ "$expect" = new ] && end exists
       [ -d "$R" ] && end isdir
       [ -f "$R" ] || end special
-      [ "$expect" = new ] && end exists
       [ -w "$R" ] || end nowrite
     else
       case $expect in new | any) ;; *) end notfound;; esac
@@ -602,6 +602,11 @@ write)
   e=$(base64 -d >> "$tmp" 2>&1) || { rm -f -- "$tmp"; out M "$e"; end writefail; }
   case $phase in begin | append) end ok;; esac
   if [ -e "$R" ]; then
+    # Writers lock the file they found, then check it is unchanged: two
+    # sessions editing one file cannot both pass the check.
+    if command -v flock >/dev/null && exec 9< "$R"; then
+      flock -w 30 9 || { rm -f -- "$tmp"; end locked; }
+    fi
     case $expect in
     new) rm -f -- "$tmp"; end exists;;
     any) ;;
@@ -618,6 +623,10 @@ write)
     fi
   else
     case $expect in new | any) ;; *) rm -f -- "$tmp"; end notfound;; esac
+    # No clobbering a file that appeared meanwhile.
+    mv -n -- "$tmp" "$R"
+    [ -e "$tmp" ] && { rm -f -- "$tmp"; end exists; }
+    end ok
   fi
   e=$(mv -f -- "$tmp" "$R" 2>&1) || { rm -f -- "$tmp"; out M "$e"; end writefail; }
   end ok;;
@@ -860,16 +869,18 @@ export class EditorTool {
    * import assert from "node:assert/strict";
    * import { EditorTool } from "./editor.ts";
    *
+   * const dir = await Deno.makeTempDir();
    * await using editor = new EditorTool();
    * const results = await editor.handleAll({
    *   content: [
    *     { type: "text", text: "Looking." },
-   *     { type: "tool_use", id: "a", name: "str_replace_based_edit_tool", input: { command: "view", path: "/" } },
+   *     { type: "tool_use", id: "a", name: "str_replace_based_edit_tool", input: { command: "view", path: dir } },
    *     { type: "tool_use", id: "b", name: "bash", input: { command: "ls" } },
    *   ],
    * });
    * assert.equal(results.length, 1);
-   * assert.match(results[0].content, /up to 2 levels deep in \//);
+   * assert.match(results[0].content, /up to 2 levels deep in/);
+   * await Deno.remove(dir);
    * ```
    */
   async handleAll(
@@ -930,9 +941,7 @@ export class EditorTool {
         reason: "the read-only policy allows no edits",
       };
     }
-    const equivalent = `${write ? "tee" : "cat"} -- ${
-      shellQuote(command.path)
-    }`;
+    const equivalent = `${write ? "tee" : "cat"} ${shellQuote(command.path)}`;
     let verdict: PolicyDecision;
     try {
       verdict = policy.check(equivalent);
@@ -1327,6 +1336,10 @@ export class EditorTool {
       case "changed":
         throw new EditError(
           `The file ${path} was changed by something else while the editor worked on it; nothing was written. View it again and retry.`,
+        );
+      case "locked":
+        throw new EditError(
+          `The file ${path} stayed locked by another edit for 30 s; nothing was written. Try again.`,
         );
       case "tmpgone":
         throw new EditError(
