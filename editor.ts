@@ -525,12 +525,14 @@ resolve() {
     d=$t
   done
   if [ -d "$d" ]; then
-    d=$(cd -P -- "$d" && pwd -P) || return 6
+    cd -P -- "$d" || return 6
+    d=$PWD
   elif [ -n "$rest" ]; then
     return 7
   else
-    dir=\${d%/*}; dir=$(cd -P -- "\${dir:-/}" && pwd -P) || return 6
-    d=\${dir%/}/\${d##*/}
+    dir=\${d%/*}
+    cd -P -- "\${dir:-/}" || return 6
+    d=\${PWD%/}/\${d##*/}
   fi
   R=\${d%/}$rest; R=\${R:-/}
 }
@@ -562,12 +564,8 @@ read)
   fi
   [ -f "$R" ] || end special
   [ -r "$R" ] || end noread
-  size=$(wc -c < "$R") || end noread
-  size=\${size//[!0-9]/}
-  out S "$size"
-  [ "$size" -le "$max" ] || end toobig
   printf 'C::'
-  cat -- "$R" || end readfail
+  head -c "$((max + 1))" -- "$R" || end readfail
   end ok;;
 write)
   phase=$1 p=$2 tmp=$3 expect=$4 mk=$5; shift 5
@@ -593,7 +591,11 @@ write)
       fi
     fi
     tmp=\${R%/*}/.\${R##*/}.bbedit-$nonce
-    e=$( (set -C; : > "$tmp") 2>&1) || { out M "$e"; end writefail; }
+    set -C
+    if ! : > "$tmp"; then
+      e=$(: 2>&1 > "$tmp"); out M "$e"; end writefail
+    fi
+    set +C
     out T "$tmp";;
   append | commit)
     R=$p
@@ -612,11 +614,10 @@ write)
     any) ;;
     *) set -- $(cksum < "$R"); [ "$1 $2" = "$expect" ] || { rm -f -- "$tmp"; end changed; };;
     esac
-    m=$(stat -c %a -- "$R" || stat -f %Lp -- "$R")
-    e=$(chmod "$m" "$tmp" 2>&1) || { rm -f -- "$tmp"; out M "$e"; end writefail; }
-    [ "$(id -u)" = 0 ] && chown "$(stat -c %u:%g -- "$R")" "$tmp"
-    links=$(stat -c %h -- "$R")
-    if [ "\${links:-1}" -gt 1 ]; then
+    set -- $(stat -c '%a %u:%g %h' -- "$R" || stat -f '%Lp %u:%g %l' -- "$R")
+    e=$(chmod "$1" "$tmp" 2>&1) || { rm -f -- "$tmp"; out M "$e"; end writefail; }
+    [ "$EUID" = 0 ] && [ "$2" != 0:0 ] && chown "$2" "$tmp"
+    if [ "\${3:-1}" -gt 1 ]; then
       e=$(cat -- "$tmp" 2>&1 > "$R") || { rm -f -- "$tmp"; out M "$e"; end writefail; }
       rm -f -- "$tmp"
       end ok
@@ -1201,13 +1202,7 @@ export class EditorTool {
         `The path ${path} is a directory and only the \`view\` command can be used on directories`,
       );
     }
-    if (reply.status === "toobig") {
-      throw new EditError(
-        `The file ${path} is ${
-          reply.fields.get("S")
-        } bytes, more than the editor's limit of ${this.#maxFileBytes} bytes; use bash (grep -n, sed -n) to work on parts of it`,
-      );
-    }
+
     if (
       reply.status !== "ok" || resolved === undefined || reply.content === null
     ) {
@@ -1234,10 +1229,9 @@ export class EditorTool {
       }
       return { kind: "dir", resolved, entries };
     }
-    const size = Number(reply.fields.get("S"));
-    if (content.length !== size) {
+    if (content.length > this.#maxFileBytes) {
       throw new EditError(
-        `The file ${path} changed while it was read (${size} bytes, then ${content.length}); try again`,
+        `The file ${path} is larger than the editor's limit of ${this.#maxFileBytes} bytes; use bash (grep -n, sed -n) to work on parts of it`,
       );
     }
     return { kind: "file", resolved, bytes: content };
@@ -1457,7 +1451,7 @@ export class EditorTool {
         }
       } catch (error) {
         const message = (error as Error).message;
-        if (/more than the editor's limit/.test(message)) {
+        if (/larger than the editor's limit/.test(message)) {
           existed = true;
           expect = "any";
         } else if (!/^File not found/.test(message)) {

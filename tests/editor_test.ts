@@ -257,6 +257,7 @@ test("EditorTool view shows a file like cat -n, and every view_range as document
           await good(editor, { command: "view", path: file }),
           `Here's the result of running \`cat -n\` on ${file}:\n${catN(lines)}`,
         );
+        if (!trailing) continue; // The ranges are the same either way.
         for (let a = -1; a <= n + 1; a++) {
           for (let b = -2; b <= n + 1; b++) {
             const input = { command: "view", path: file, view_range: [a, b] };
@@ -724,9 +725,14 @@ test("EditorTool insert puts text after insert_line (0 = the start), accepting i
   await withEditor(async (editor, dir) => {
     const path = join(dir, "f.txt");
     const base = ["a", "b", "c", "d", "e", "f", "g"];
+    const texts = ["new", "new\n", "n1\nn2", "n1\nn2\n"];
     for (let at = 0; at <= base.length; at++) {
-      for (const key of ["insert_text", "new_str"]) {
-        for (const text of ["new", "new\n", "n1\nn2", "n1\nn2\n"]) {
+      // Every position with one spelling; every spelling at positions 0 and 4.
+      const keys = at % 4 === 0
+        ? ["insert_text", "new_str"]
+        : [at % 2 ? "new_str" : "insert_text"];
+      for (const key of keys) {
+        for (const text of at % 4 === 0 ? texts : [texts[at % texts.length]]) {
           writeFileSync(path, base.join("\n") + "\n");
           const message = await good(editor, {
             command: "insert",
@@ -1042,7 +1048,7 @@ test("EditorTool works through the session and leaves the shell's state alone", 
 test("EditorTool serialises concurrent edits of one file; a change from elsewhere is never overwritten", async () => {
   await withEditor(async (editor, dir) => {
     const path = join(dir, "counter.txt");
-    const n = 24;
+    const n = 12;
     writeFileSync(
       path,
       Array.from({ length: n }, (_, i) => `slot ${i}`).join("\n") + "\n",
@@ -1157,7 +1163,7 @@ test("EditorTool refuses files over maxFileBytes", async () => {
     writeFileSync(path, "x".repeat(2000));
     match(
       await bad(editor, { command: "view", path }),
-      /is 2000 bytes, more than the editor's limit of 1000 bytes; use bash/,
+      /is larger than the editor's limit of 1000 bytes; use bash/,
     );
     match(
       await bad(editor, {
