@@ -556,6 +556,7 @@ read)
   if [ -d "$R" ]; then
     [ "$dirok" = 1 ] || end isdir
     [ -r "$R" ] && [ -x "$R" ] || end noread
+    out K dir
     printf 'C::d\\0'
     find "$R" -mindepth 1 -maxdepth 2 -name '.*' -prune -o -type d -print0
     printf 'f\\0'
@@ -571,7 +572,7 @@ write)
   phase=$1 p=$2 tmp=$3 expect=$4 mk=$5; shift 5
   case $phase in
   abort)
-    case $tmp in */.*.bbedit-*) rm -f -- "$tmp";; esac
+    case $tmp in */.bbedit-*.tmp) rm -f -- "$tmp";; esac
     end ok;;
   one | begin)
     resolve "$p" || end "r$?"
@@ -590,7 +591,7 @@ write)
         e=$(mkdir -p -- "$d" 2>&1) || { out M "$e"; end mkdirfail; }
       fi
     fi
-    tmp=\${R%/*}/.\${R##*/}.bbedit-$nonce
+    tmp=\${R%/*}/.bbedit-$nonce.tmp
     set -C
     if ! : > "$tmp"; then
       e=$(: 2>&1 > "$tmp"); out M "$e"; end writefail
@@ -1217,7 +1218,7 @@ export class EditorTool {
       }
     }
     const content = reply.content;
-    if (content.length >= 2 && content[0] === 100 && content[1] === 0) {
+    if (reply.fields.get("K") === "dir") {
       // A listing: "d\0" dirs... "f\0" others...
       const parts = looseDecoder.decode(content).split("\0");
       const entries: { path: string; dir: boolean }[] = [];

@@ -994,6 +994,35 @@ test("EditorTool write refusals: permission denied, read-only files", async () =
 // ---------------------------------------------------------------------------
 // Through the session.
 
+test("EditorTool works with stderr kept apart, long names and files that start like a listing", async () => {
+  await withEditor(async (editor, dir) => {
+    const long = join(dir, "n".repeat(250));
+    await good(editor, {
+      command: "create",
+      path: long,
+      file_text: "long name\n",
+    });
+    await good(editor, {
+      command: "str_replace",
+      path: long,
+      old_str: "long",
+      new_str: "a long",
+    });
+    equal(readFileSync(long, "utf8"), "a long name\n");
+    const tricky = join(dir, "d0.bin");
+    writeFileSync(tricky, new Uint8Array([100, 0, 102, 0]));
+    match(await bad(editor, { command: "view", path: tricky }), /looks binary/);
+    const listing = join(dir, "listing.txt");
+    writeFileSync(listing, "C::d\nK:3:dir\n");
+    equal(
+      await good(editor, { command: "view", path: listing }),
+      `Here's the result of running \`cat -n\` on ${listing}:\n${
+        catN(["C::d", "K:3:dir"])
+      }`,
+    );
+  }, { sessionOptions: { stderr: "separate" } });
+});
+
 test("EditorTool works through the session and leaves the shell's state alone", async () => {
   const dir = tempDir();
   try {
@@ -1113,6 +1142,35 @@ test("EditorTool serialises concurrent edits of one file; a change from elsewher
         );}
     });
     equal(new Set(landed).size, landed.length);
+    // A multi-command write of a 3 MB file races an append from another
+    // shell: the append is never lost, and no temporary file is left.
+    const big = join(dir, "big.txt");
+    for (let round = 0; round < 4; round++) {
+      writeFileSync(big, "start\n" + "filler line\n".repeat(250_000));
+      const [edit] = await Promise.all([
+        call(editor, {
+          command: "str_replace",
+          path: big,
+          old_str: "start",
+          new_str: `edit ${round}`,
+        }),
+        exec(`sleep 0.${round * 2}; echo appended >> ${big}`),
+      ]);
+      const after = readFileSync(big, "utf8");
+      ok(after.endsWith("appended\n"), `round ${round}: the append was lost`);
+      if (edit.error) match(edit.text, /was changed by something else/);
+      else ok(after.startsWith(`edit ${round}\n`));
+    }
+    equal(
+      (await exec([
+        "bash",
+        "-c",
+        'ls -A "$1" | grep -c bbedit || true',
+        "_",
+        dir,
+      ])).stdout.text,
+      "0\n",
+    );
   });
 });
 
