@@ -328,8 +328,16 @@ function displayLine(line: string): string {
 
 /** True when every newline of the text is part of a CRLF pair (and there is one). */
 function isCrlf(text: string): boolean {
-  const crlf = text.split("\r\n").length - 1;
-  return crlf > 0 && crlf === text.split("\n").length - 1;
+  let any = false;
+  for (
+    let i = text.indexOf("\n");
+    i !== -1;
+    i = text.indexOf("\n", i + 1)
+  ) {
+    if (i === 0 || text.charCodeAt(i - 1) !== 13) return false;
+    any = true;
+  }
+  return any;
 }
 
 /** Starting indexes of every occurrence, overlapping ones included. */
@@ -410,7 +418,12 @@ function numbered(
     j--;
   }
   let omittedChars = 0;
-  for (let k = i; k < j; k++) omittedChars += row(k).length;
+  for (let k = i; k < j; k++) {
+    const length = lines[k].length - (lines[k].endsWith("\r") ? 1 : 0);
+    omittedChars += length > lineCap
+      ? row(k).length
+      : Math.max(6, String(k + firstLine).length) + 2 + length;
+  }
   const from = i + firstLine;
   const to = j - 1 + firstLine;
   return `${head}[... ${omittedChars} characters (${
@@ -432,11 +445,20 @@ function snippet(
   to: number,
   budget: number,
 ): string {
-  const lines = splitLines(text);
   const start = Math.max(1, from);
-  const end = Math.min(lines.length, to);
-  if (end < start) return "";
-  return numbered(lines.slice(start - 1, end), start, budget);
+  let pos = 0;
+  for (let n = 1; n < start && pos < text.length; n++) {
+    const nl = text.indexOf("\n", pos);
+    pos = nl === -1 ? text.length : nl + 1;
+  }
+  const lines: string[] = [];
+  for (let n = start; n <= to && pos < text.length; n++) {
+    const nl = text.indexOf("\n", pos);
+    const end = nl === -1 ? text.length : nl;
+    lines.push(text.slice(pos, end));
+    pos = end + 1;
+  }
+  return numbered(lines, start, budget);
 }
 
 // ---------------------------------------------------------------------------
@@ -477,11 +499,21 @@ async function sha256(bytes: Uint8Array): Promise<string> {
 
 /** Base64 in lines of 4096 characters (`base64 -d` takes any line length). */
 function base64Lines(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  // Uint8Array.prototype.toBase64 (Deno 2.5+, Bun 1.2+); btoa otherwise.
+  const native = (bytes as { toBase64?: () => string }).toBase64;
+  let b64: string;
+  if (typeof native === "function") {
+    b64 = native.call(bytes);
+  } else {
+    let binary = "";
+    for (let i = 0; i < bytes.length; i += 0x2000) {
+      binary += String.fromCharCode.apply(
+        null,
+        bytes.subarray(i, i + 0x2000) as unknown as number[],
+      );
+    }
+    b64 = btoa(binary);
   }
-  const b64 = btoa(binary);
   const lines: string[] = [];
   for (let i = 0; i < b64.length; i += 4096) lines.push(b64.slice(i, i + 4096));
   return lines.join("\n");
