@@ -533,14 +533,16 @@ function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
 // The helper that runs in the session.
 
 /**
- * Runs in a fresh `bash` (started by `env -i` from the session's shell, so
- * the session's aliases, functions, options and variables neither affect it
- * nor are touched by it). Replies with fields `TAG:LENGTH:VALUE`, then raw
+ * Runs in a fresh `bash`: a subshell of the session's shell replaced by
+ * `exec -c bash` (an empty environment), so the session's aliases, functions,
+ * options and variables neither affect it nor are touched by it; its first
+ * argument is the session's PATH. Replies with fields `TAG:LENGTH:VALUE`, then raw
  * content after `C::`, then a trailer line `NONCE:STATUS`.
  */
 const HELPER = `exec 2>/dev/null
-op=$1 nonce=$2
-shift 2
+export PATH="$1:/usr/bin:/bin" LC_ALL=C
+op=$2 nonce=$3
+shift 3
 out() { printf '%s:%d:%s' "$1" "\${#2}" "$2"; }
 end() { printf '\\n%s:%s\\n' "$nonce" "$1"; exit 0; }
 resolve() {
@@ -648,7 +650,10 @@ write)
     *) set -- $(cksum < "$R"); [ "$1 $2" = "$expect" ] || { rm -f -- "$tmp"; end changed; };;
     esac
     set -- $(stat -c '%a %u:%g %h' -- "$R" || stat -f '%Lp %u:%g %l' -- "$R")
-    e=$(chmod "$1" "$tmp" 2>&1) || { rm -f -- "$tmp"; out M "$e"; end writefail; }
+    printf -v m '%o' "$((0666 & ~0$(umask)))"
+    if [ "$1" != "$m" ]; then
+      e=$(chmod "$1" "$tmp" 2>&1) || { rm -f -- "$tmp"; out M "$e"; end writefail; }
+    fi
     [ "$EUID" = 0 ] && [ "$2" != 0:0 ] && chown "$2" "$tmp"
     if [ "\${3:-1}" -gt 1 ]; then
       e=$(cat -- "$tmp" 2>&1 > "$R") || { rm -f -- "$tmp"; out M "$e"; end writefail; }
@@ -1070,10 +1075,13 @@ export class EditorTool {
       (b) => b.toString(16).padStart(2, "0"),
     ).join("");
     const [op, ...rest] = args;
-    let line =
-      `\\command env -i PATH="\${PATH:-/usr/bin:/bin}:/usr/bin:/bin" LC_ALL=C "\${BASH:-bash}" --noprofile --norc -c ${
-        shellQuote(HELPER)
-      } bashbox-edit ${[op, nonce, ...rest].map(shellQuote).join(" ")}`;
+    // A subshell that becomes a fresh bash with an empty environment
+    // (`exec -c`): one process, nothing of the session's state.
+    let line = `(\\command exec -c "\${BASH:-bash}" --noprofile --norc -c ${
+      shellQuote(HELPER)
+    } bashbox-edit "\${PATH:-/usr/bin:/bin}" ${
+      [op, nonce, ...rest].map(shellQuote).join(" ")
+    })`;
     line += data === undefined
       ? " </dev/null"
       : ` <<'__BBX'\n${base64Lines(data)}\n__BBX`;
