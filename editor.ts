@@ -536,11 +536,11 @@ function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
  * Runs in a fresh `bash`: a subshell of the session's shell replaced by
  * `exec -c bash` (an empty environment), so the session's aliases, functions,
  * options and variables neither affect it nor are touched by it; its first
- * argument is the session's PATH. Replies with fields `TAG:LENGTH:VALUE`, then raw
+ * argument is the session's PATH, searched after the system's directories. Replies with fields `TAG:LENGTH:VALUE`, then raw
  * content after `C::`, then a trailer line `NONCE:STATUS`.
  */
 const HELPER = `exec 2>/dev/null
-export PATH="$1:/usr/bin:/bin" LC_ALL=C
+export PATH="/usr/local/bin:/usr/bin:/bin:$1" LC_ALL=C
 op=$2 nonce=$3
 shift 3
 out() { printf '%s:%d:%s' "$1" "\${#2}" "$2"; }
@@ -631,6 +631,7 @@ write)
       e=$(: 2>&1 > "$tmp"); out M "$e"; end writefail
     fi
     set +C
+    trap 'rm -f -- "$tmp"; exit 130' INT TERM HUP
     out T "$tmp";;
   append | commit)
     R=$p
@@ -697,6 +698,44 @@ function resolveProblem(status: string, path: string): string | null {
     default:
       return null;
   }
+}
+
+/** The helper stopped before its trailer; `fields` is what it said so far. */
+class HelperStopped extends EditError {
+  readonly fields: Map<string, string>;
+
+  constructor(message: string, fields: Map<string, string>) {
+    super(message);
+    this.fields = fields;
+  }
+}
+
+/** Reads the helper's `TAG:LENGTH:VALUE` fields, then the content after `C::`. */
+function parseFields(
+  body: Uint8Array,
+): { fields: Map<string, string>; content: Uint8Array | null } {
+  const fields = new Map<string, string>();
+  let content: Uint8Array | null = null;
+  let pos = 0;
+  while (pos < body.length) {
+    const colon = body.indexOf(58, pos);
+    const colon2 = colon === -1 ? -1 : body.indexOf(58, colon + 1);
+    if (colon === -1 || colon2 === -1) break;
+    const tag = looseDecoder.decode(body.subarray(pos, colon));
+    const lengthText = looseDecoder.decode(body.subarray(colon + 1, colon2));
+    if (tag === "C" && lengthText === "") {
+      content = body.subarray(colon2 + 1);
+      break;
+    }
+    const n = Number(lengthText);
+    if (!Number.isInteger(n) || colon2 + 1 + n > body.length) break;
+    fields.set(
+      tag,
+      looseDecoder.decode(body.subarray(colon2 + 1, colon2 + 1 + n)),
+    );
+    pos = colon2 + 1 + n;
+  }
+  return { fields, content };
 }
 
 const locks = new WeakMap<BashSession, Promise<unknown>>();
@@ -1096,13 +1135,6 @@ export class EditorTool {
         }
       },
     });
-    if (result.timedOut) {
-      throw new EditError(
-        `The shell command that carries out the edit timed out${
-          this.#options.timeoutMs ? ` after ${this.#options.timeoutMs} ms` : ""
-        }; the file was not changed`,
-      );
-    }
     const bytes = concat(chunks, length);
     const tail = encoder.encode(`\n${nonce}:`);
     let at = -1;
@@ -1121,39 +1153,31 @@ export class EditorTool {
       }
     }
     if (at === -1) {
+      // Stopped part way (a deadline, a dead shell): what it said so far
+      // names a temporary file to remove.
+      const { fields } = parseFields(bytes);
+      if (result.timedOut) {
+        throw new HelperStopped(
+          `The shell command that carries out the edit timed out${
+            this.#options.timeoutMs
+              ? ` after ${this.#options.timeoutMs} ms`
+              : ""
+          }; it was stopped`,
+          fields,
+        );
+      }
       const said = looseDecoder.decode(bytes.subarray(0, 500)).trim();
-      throw new EditError(
+      throw new HelperStopped(
         `The editor's shell helper did not answer (${
           result.restarted ? "the shell died" : `exit code ${result.exitCode}`
         })${said ? `: ${said}` : ""}`,
+        fields,
       );
     }
     const status = looseDecoder.decode(
       bytes.subarray(at + tail.length, bytes.length - 1),
     );
-    const body = bytes.subarray(0, at);
-    const fields = new Map<string, string>();
-    let content: Uint8Array | null = null;
-    let pos = 0;
-    while (pos < body.length) {
-      const colon = body.indexOf(58, pos);
-      const colon2 = colon === -1 ? -1 : body.indexOf(58, colon + 1);
-      if (colon === -1 || colon2 === -1) break;
-      const tag = looseDecoder.decode(body.subarray(pos, colon));
-      const lengthText = looseDecoder.decode(body.subarray(colon + 1, colon2));
-      if (tag === "C" && lengthText === "") {
-        content = body.subarray(colon2 + 1);
-        break;
-      }
-      const n = Number(lengthText);
-      if (!Number.isInteger(n)) break;
-      fields.set(
-        tag,
-        looseDecoder.decode(body.subarray(colon2 + 1, colon2 + 1 + n)),
-      );
-      pos = colon2 + 1 + n;
-    }
-    return { status, fields, content };
+    return { status, ...parseFields(bytes.subarray(0, at)) };
   }
 
   /** The allowed roots, resolved through the session (once). */
@@ -1298,22 +1322,25 @@ export class EditorTool {
     const target = normalizePath(path);
     const single = bytes.length <= WRITE_CHUNK_BYTES;
     const first = bytes.subarray(0, WRITE_CHUNK_BYTES);
-    const reply = await this.#helper([
-      "write",
-      single ? "one" : "begin",
-      target,
-      "-",
-      expect,
-      makeDirs ? "1" : "0",
-      ...roots,
-    ], first);
-    const resolved = reply.fields.get("P");
-    let tmp = reply.fields.get("T");
+    let resolved: string | undefined;
+    let tmp: string | undefined;
     try {
-      if (reply.status !== "ok") {
-        this.#writeFailure(reply, path, resolved);
+      const reply = await this.#helper([
+        "write",
+        single ? "one" : "begin",
+        target,
+        "-",
+        expect,
+        makeDirs ? "1" : "0",
+        ...roots,
+      ], first);
+      resolved = reply.fields.get("P");
+      tmp = reply.fields.get("T");
+      if (reply.status !== "ok") this.#writeFailure(reply, path, resolved);
+      if (single) {
+        tmp = undefined;
+        return resolved!;
       }
-      if (single) return resolved!;
       for (
         let at = WRITE_CHUNK_BYTES;
         at < bytes.length;
@@ -1333,7 +1360,12 @@ export class EditorTool {
       }
       return resolved!;
     } catch (error) {
-      if (tmp !== undefined && reply.status === "ok" && !single) {
+      tmp ??= error instanceof HelperStopped
+        ? error.fields.get("T")
+        : undefined;
+      if (tmp !== undefined) {
+        // Best effort: the helper removes its file itself on every failure
+        // it sees; this covers a deadline or a dead shell.
         await this.#helper(["write", "abort", "-", tmp, "-", "0"]).catch(
           () => {},
         );

@@ -33,6 +33,7 @@ import { BashSession } from "../session.ts";
 import { test } from "./_harness.ts";
 
 const NAME = TEXT_EDITOR_TOOL.name;
+const hasFlock = (await exec("command -v flock")).exitCode === 0;
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "bashbox-editor-"));
@@ -1154,7 +1155,14 @@ test("EditorTool serialises concurrent edits of one file; a change from elsewher
           old_str: "start",
           new_str: `edit ${round}`,
         }),
-        exec(`sleep 0.${round * 2}; echo appended >> ${big}`),
+        // A writer that takes the file's lock as the editor does (one that
+        // does not can lose its write in the moment between the editor's
+        // check and its rename).
+        exec(
+          `sleep 0.${round * 2}; exec 9<${big}; ${
+            hasFlock ? "flock 9;" : ""
+          } echo appended >> ${big}`,
+        ),
       ]);
       const after = readFileSync(big, "utf8");
       ok(after.endsWith("appended\n"), `round ${round}: the append was lost`);
@@ -1214,6 +1222,55 @@ test("EditorTool handles a 10 MB file through the session", async () => {
     );
   });
 }, { timeoutMs: 120_000 });
+
+test(
+  "EditorTool: a deadline stops an edit, leaves no temporary file and keeps the session",
+  async () => {
+    await withEditor(async (editor, dir) => {
+      const path = join(dir, "held.txt");
+      for (const size of [10, 3_000_000]) {
+        writeFileSync(path, "old\n");
+        // Another process holds the file's lock, so the edit waits at its
+        // commit, after its temporary file exists, until the deadline.
+        const marker = join(dir, "locked");
+        const holder = exec([
+          "bash",
+          "-c",
+          'exec 9<"$1"; flock 9; : > "$2"; sleep 1.5',
+          "_",
+          path,
+          marker,
+        ]);
+        while (!existsSync(marker)) {
+          await new Promise((done) => setTimeout(done, 10));
+        }
+        const r = await call(editor, {
+          command: "str_replace",
+          path,
+          old_str: "old",
+          new_str: "x".repeat(size),
+        });
+        equal(r.error, true, r.text);
+        match(r.text, /timed out after 400 ms; it was stopped/);
+        await holder;
+        rmSync(marker);
+        equal(readFileSync(path, "utf8"), "old\n");
+        equal(
+          (await exec([
+            "bash",
+            "-c",
+            'ls -A "$1" | grep -c bbedit || true',
+            "_",
+            dir,
+          ])).stdout.text,
+          "0\n",
+        );
+      }
+      equal((await editor.session.run("echo alive")).output.text, "alive\n");
+    }, { timeoutMs: 400 });
+  },
+  { skip: hasFlock ? false : "flock is not installed" },
+);
 
 test("EditorTool refuses files over maxFileBytes", async () => {
   await withEditor(async (editor, dir) => {
