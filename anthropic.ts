@@ -19,6 +19,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AuditRecord, AuditSink } from "./audit.ts";
+import type { EditorTool } from "./editor.ts";
 import {
   DEFAULT_MAX_CHARS,
   errorToolResult,
@@ -1087,6 +1088,11 @@ export interface RunAgentOptions {
   system?: string;
   /** The tool that runs the commands. */
   tool: BashTool;
+  /**
+   * The text editor tool (`str_replace_based_edit_tool`), offered beside bash
+   * and carried out through the same session (default: not offered).
+   */
+  editor?: EditorTool;
   /** Most model calls, retries included (default 20). */
   maxTurns?: number;
   /** `max_tokens` of each call (default 4096). */
@@ -1172,7 +1178,7 @@ export class AgentError extends Error {
  * ```
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
-  const { client, model, prompt, system, tool, onEvent } = options;
+  const { client, model, prompt, system, tool, editor, onEvent } = options;
   const maxTurns = options.maxTurns ?? 20;
   if (!Number.isInteger(maxTurns) || maxTurns < 1) {
     throw new RangeError(
@@ -1203,7 +1209,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         model,
         max_tokens: maxTokens,
         ...(system ? { system } : {}),
-        tools: [BASH_TOOL],
+        tools: [BASH_TOOL, ...(editor ? [editor.definition] : [])],
         messages,
       });
       if (!Array.isArray(response?.content)) {
@@ -1252,9 +1258,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       onEvent?.({ type: "tool_use", id, input: call.input });
       const block = call.name === BASH_TOOL.name
         ? await tool.handle({ id, name: call.name, input: call.input })
+        : editor && call.name === editor.definition.name
+        ? await editor.handle({ id, name: call.name, input: call.input })
         : errorToolResult(
           id,
-          `Unknown tool "${call.name}": only "bash" is available`,
+          `Unknown tool "${call.name}": only "bash"${
+            editor ? ` and "${editor.definition.name}" are` : " is"
+          } available`,
         );
       onEvent?.({ type: "tool_result", block });
       results.push(block);

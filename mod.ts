@@ -117,3 +117,14 @@ export {
   sandboxLauncher,
 } from "./sandbox.ts";
 export { SessionPool, type SessionPoolOptions } from "./pool.ts";
+export {
+  answerToolUses,
+  type EditorPolicy,
+  EditorTool,
+  type EditorToolDefinition,
+  type EditorToolOptions,
+  type RunnableEditor,
+  runnableEditorTool,
+  TEXT_EDITOR_TOOL,
+  type ToolUseHandler,
+} from "./editor.ts";
