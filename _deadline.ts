@@ -82,7 +82,12 @@ export function checkSignal(signal: unknown): AbortSignal | undefined {
 export function guardCallback<A extends unknown[]>(
   callback: ((...args: A) => void) | undefined,
 ): { call: ((...args: A) => void) | undefined; error: () => unknown } {
-  if (callback === undefined) return { call: undefined, error: () => undefined };
+  if (callback === undefined) {
+    return {
+      call: undefined,
+      error: () => undefined,
+    };
+  }
   if (typeof callback !== "function") {
     throw new TypeError(
       `Expected onOutput to be a function, got ${typeof callback}`,

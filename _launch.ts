@@ -18,7 +18,7 @@ import {
   SWEEP_SCRIPT,
   within,
 } from "./_runtime.ts";
-import { type Sandbox, bwrapArgv, sandboxLauncher } from "./sandbox.ts";
+import { bwrapArgv, type Sandbox, sandboxLauncher } from "./sandbox.ts";
 
 /** A byte pipe to a remote bash. */
 export interface Transport {

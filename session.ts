@@ -307,7 +307,7 @@ class Shell {
     // other failure to the user's own ERR trap, and is replaced by it again
     // afterwards. The normal path (no errexit) pays one [[ ]] for this.
     const errexit = [
-      '__bbe(){ __bbU=$1;[[ -z $1 && $- != *e* ]]||{ builtin trap __bbT ERR;__bbW=1; }; }',
+      "__bbe(){ __bbU=$1;[[ -z $1 && $- != *e* ]]||{ builtin trap __bbT ERR;__bbW=1; }; }",
       `__bbT(){ if [[ $BASH_COMMAND == 'command eval "$__bbc"'* || -n $__bbI || $? == 130 ]];then [[ $- != *e* ]]||{ builtin set +e;__bbK=1; };elif [[ -n $__bbU ]];then builtin local __bbH="\${__bbU#trap -- }";__bbH=\${__bbH% ERR};builtin eval "__bbH=$__bbH";builtin eval "$__bbH";fi; }`,
       `__bbw(){ __bbW=;if [[ $1 == "trap -- '__bbT' ERR" ]];then if [[ -n $__bbU ]];then builtin eval "$__bbU";else builtin trap - ERR;fi;fi; }`,
     ];

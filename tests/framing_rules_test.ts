@@ -34,7 +34,7 @@ const breakers: string[] = [
   "exec 2>&-",
   "exec 0<&-",
   'for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done',
-  "for fd in {3..255}; do eval \"exec $fd>&-\" 2>/dev/null; done",
+  'for fd in {3..255}; do eval "exec $fd>&-" 2>/dev/null; done',
   // shadowed builtins (all at once and one by one)
   builtins.map((b) => `${b}() { :; }`).join("; "),
   ...builtins.map((b) => `${b}() { echo shadowed; }`),
@@ -70,7 +70,9 @@ for (const [i, breaker] of breakers.entries()) {
       equal(next.timedOut, false, "a later call hung");
       // A framing step that failed ends the shell at once, without running
       // the call: it says so, and the shell after it is sound.
-      if (next.restarted && !next.output.text.includes(mark) && ++restarts < 2) {
+      if (
+        next.restarted && !next.output.text.includes(mark) && ++restarts < 2
+      ) {
         continue;
       }
       // Its own output, not the previous call's, and exactly once.
@@ -82,7 +84,9 @@ for (const [i, breaker] of breakers.entries()) {
 
 test("BashSession.run(): declare -f, set and typeset -p do not end the command", async () => {
   await using s = new BashSession();
-  for (const cmd of ["declare -f", "set", "typeset -p", "declare -p", "alias"]) {
+  for (
+    const cmd of ["declare -f", "set", "typeset -p", "declare -p", "alias"]
+  ) {
     const r = await s.run(`${cmd}; echo end-of-${cmd.length}`);
     ok(r.output.text.endsWith(`end-of-${cmd.length}\n`), cmd);
     equal(r.exitCode, 0);
@@ -92,11 +96,21 @@ test("BashSession.run(): declare -f, set and typeset -p do not end the command",
 test("BashSession.run(): a user ERR trap does not fire again on the next command", async () => {
   await using s = new BashSession();
   await s.run("trap 'echo ERR' ERR");
-  for (const fail of ["false", "(exit 3)", "test -f /nonexistent", "ls /nonexistent 2>/dev/null"]) {
+  for (
+    const fail of [
+      "false",
+      "(exit 3)",
+      "test -f /nonexistent",
+      "ls /nonexistent 2>/dev/null",
+    ]
+  ) {
     await s.run(fail);
     for (const next of ["echo next", "true", ":"]) {
       const r = await s.run(next);
-      ok(!r.output.text.includes("ERR"), `${fail} then ${next}: ${r.output.text}`);
+      ok(
+        !r.output.text.includes("ERR"),
+        `${fail} then ${next}: ${r.output.text}`,
+      );
     }
   }
 });
@@ -123,7 +137,14 @@ const fatal = [
   "{ false; }",
   "f() { return 4; }; f",
 ];
-for (const setup of ["set -e", "set -euo pipefail", "set -o errexit", "shopt -so errexit"]) {
+for (
+  const setup of [
+    "set -e",
+    "set -euo pipefail",
+    "set -o errexit",
+    "shopt -so errexit",
+  ]
+) {
   test(`BashSession.run() keeps the shell after errexit-exempt failures (${setup})`, async () => {
     await using s = new BashSession();
     await s.run(`${setup}; cd /tmp; KEEP=1`);
@@ -170,7 +191,14 @@ test("BashSession.run() under set -e: a deadline interrupts without ending the s
 test("BashSession.run(): a user ERR trap fires once for a failing command", async () => {
   await using s = new BashSession();
   await s.run("trap 'echo ERR' ERR");
-  for (const fail of ["false", "(exit 3)", "test -f /nonexistent", "f(){ return 2; }; f"]) {
+  for (
+    const fail of [
+      "false",
+      "(exit 3)",
+      "test -f /nonexistent",
+      "f(){ return 2; }; f",
+    ]
+  ) {
     const r = await s.run(fail);
     equal(r.output.text, "ERR\n", fail);
   }

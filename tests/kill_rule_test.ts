@@ -101,36 +101,44 @@ const noBwrap = bwrapProbe?.stdout.text === "ok\n"
   ? false
   : "bubblewrap (bwrap) is not installed or cannot create namespaces here";
 
-test("BashSession sandbox: a command that calls setsid itself dies with close()", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "bashbox-kill-"));
-  try {
-    for (const make of [(m: string) => `setsid sleep ${m}`, ...escapes]) {
-      const mark = marker();
-      const s = new BashSession({ sandbox: { kind: "bwrap", workdir: dir } });
-      await s.run(`( ${make(mark)} ) >/dev/null 2>&1 </dev/null &`);
-      ok((await started(mark)).length > 0);
-      await s.close();
-      equal((await gone(mark)).length, 0);
+test(
+  "BashSession sandbox: a command that calls setsid itself dies with close()",
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bashbox-kill-"));
+    try {
+      for (const make of [(m: string) => `setsid sleep ${m}`, ...escapes]) {
+        const mark = marker();
+        const s = new BashSession({ sandbox: { kind: "bwrap", workdir: dir } });
+        await s.run(`( ${make(mark)} ) >/dev/null 2>&1 </dev/null &`);
+        ok((await started(mark)).length > 0);
+        await s.close();
+        equal((await gone(mark)).length, 0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}, { skip: noBwrap });
+  },
+  { skip: noBwrap },
+);
 
-test("BashSession sandbox: a deadline kills what left the group inside", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "bashbox-kill-"));
-  try {
-    for (const make of escapes.slice(0, 3)) {
-      const mark = marker();
-      await using s = new BashSession({
-        sandbox: { kind: "bwrap", workdir: dir },
-        killGraceMs: 400,
-      });
-      const r = await s.run(make(mark), { timeoutMs: 400 });
-      ok(r.timedOut);
-      equal((await gone(mark)).length, 0);
+test(
+  "BashSession sandbox: a deadline kills what left the group inside",
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bashbox-kill-"));
+    try {
+      for (const make of escapes.slice(0, 3)) {
+        const mark = marker();
+        await using s = new BashSession({
+          sandbox: { kind: "bwrap", workdir: dir },
+          killGraceMs: 400,
+        });
+        const r = await s.run(make(mark), { timeoutMs: 400 });
+        ok(r.timedOut);
+        equal((await gone(mark)).length, 0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}, { skip: noBwrap });
+  },
+  { skip: noBwrap },
+);
