@@ -145,16 +145,21 @@ const SENTINEL_ERR_FD = 18;
  */
 const SCRIPT_FROM_FD = RUNTIME === "deno";
 
-const idPool = new Uint32Array(256);
+const ID_CHARS =
+  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@";
+const ID_LENGTH = 11;
+const idPool = new Uint8Array(ID_LENGTH * 256);
 let idNext = idPool.length;
 function randomId(): string {
   if (idNext === idPool.length) {
     crypto.getRandomValues(idPool);
     idNext = 0;
   }
-  // 64 random bits a call: the needle the command would have to print.
-  const hi = idPool[idNext++].toString(16).padStart(8, "0");
-  return hi + idPool[idNext++].toString(16).padStart(8, "0");
+  // 66 random bits a call (11 characters of 6 bits): the needle a command
+  // would have to print to end itself early. It is kept in no variable.
+  let id = "";
+  for (let i = 0; i < ID_LENGTH; i++) id += ID_CHARS[idPool[idNext++] & 63];
+  return id;
 }
 
 /** Quotes a string for bash. */
@@ -179,7 +184,10 @@ class Shell {
   exitStatus: ExitStatus | null = null;
   /** Set when the library itself killed the shell. */
   killed = false;
-  /** A command mentioned `trap`: calls look for a user's ERR trap. */
+  /**
+   * errexit was on, or a command mentioned traps, options or sourcing: calls
+   * take the careful path (__bbX) that handles ERR traps and errexit.
+   */
   trapsSeen = false;
   /** The ulimit lines run first. */
   readonly limits: string;
@@ -269,9 +277,10 @@ class Shell {
 
   /** The script bash runs once at start. */
   initScript(): string {
-    const errFrame = this.separate
-      ? `;builtin printf '%s\\036\\0' "$1" 2>/dev/null >&${SENTINEL_ERR_FD}`
-      : "";
+    const errFrame = (id: string) =>
+      this.separate
+        ? `&&builtin printf '%s\\036\\0' "${id}" >&${SENTINEL_ERR_FD}`
+        : "";
     // Where bash reads its script: fd 255 when started as `bash /dev/fd/0`
     // (stdin is then /dev/null for good); otherwise stdin, which each command
     // gets replaced by /dev/null.
@@ -296,10 +305,16 @@ class Shell {
     // The frame goes to fd ${SENTINEL_OUT_FD}; should the command have closed
     // it, to the spare copy on fd ${SPARE_OUT_FD}.
     // (`exec`, not `builtin exec`: only the former keeps a redirection.)
-    const framePrint =
-      `__bbp(){ [[ /proc/$$/fd/${SENTINEL_OUT_FD} -ef /proc/$$/fd/${SPARE_OUT_FD} ]]||exec ${SENTINEL_OUT_FD}>&${SPARE_OUT_FD};builtin printf '%s\\036%d %s\\0' "$1" "$__bbq" "$PWD" >&${SENTINEL_OUT_FD}${errFrame}; }`;
     const frameEnd =
-      `__bbf(){ builtin local __bbl="$1";[[ -z $__bbW ]]||__bbw "$2";[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };builtin unset -v __bbq||builtin exit 113;__bbq=$__bbl;__bbp "$3" 2>/dev/null||builtin exit 113; }`;
+      `__bbf(){ [[ -z $__bbW$__bbK ]]||__bbv "$2";builtin printf -v __bbq %s "$1"||builtin exit 113;builtin printf '%s\\036%d%s %s\\0' "$3" "$1" "\${-//[^e]/}" "$PWD" >&${SENTINEL_OUT_FD}${
+        errFrame("$3")
+      }||__bbg "$3" "$1"||builtin exit 113; }`;
+    const frameSpare =
+      `__bbg(){ { exec ${SENTINEL_OUT_FD}>&${SPARE_OUT_FD}; } 2>/dev/null&&builtin printf '%s\\036%d%s %s\\0' "$1" "$2" "\${-//[^e]/}" "$PWD" 2>/dev/null >&${SENTINEL_OUT_FD}${
+        errFrame("$1")
+      }; }`;
+    const frameMode =
+      '__bbv(){ [[ -z $__bbW ]]||__bbw "$1";[[ -z $__bbK ]]||{ builtin set -e;__bbK=; }; }';
     // Under \`set -e\` a prompt does not exit when the command line as a whole
     // fails from a list or a \`!\` (bash's errexit rules), but the eval that
     // runs it would: for that call an ERR trap of ours turns errexit off just
@@ -312,12 +327,13 @@ class Shell {
       `__bbw(){ __bbW=;if [[ $1 == "trap -- '__bbT' ERR" ]];then if [[ -n $__bbU ]];then builtin eval "$__bbU";else builtin trap - ERR;fi;fi; }`,
     ];
     // (Traps are read at the top level: a function does not see the ERR trap.)
-    // Once the session has seen the word "trap", every call looks for a
-    // user's ERR trap too (__bbX), so the eval's own status never fires it.
-    const body =
-      `if __bbs "$__bbq";then command eval "$__bbc"${eof};else command eval "$__bbc"${eof};fi;__bbf "$?" "\${__bbW:+$(builtin trap -p ERR)}"`;
-    const run = `[[ $- != *e* ]]||__bbe "$(builtin trap -p ERR)";${body}`;
-    const runTraps = `__bbe "$(builtin trap -p ERR)";${body}`;
+    // bash parses the alias anew on every call, so the common case gets a
+    // short one (__bbE); the host picks the careful one (__bbX) once errexit
+    // was on, or the session's commands mention traps or shell options.
+    const run =
+      `if __bbs "$__bbq";then command eval "$__bbc"${eof};else command eval "$__bbc"${eof};fi;__bbf "$?" ""`;
+    const runTraps =
+      `__bbe "$(builtin trap -p ERR)";if __bbs "$__bbq";then command eval "$__bbc"${eof};else command eval "$__bbc"${eof};fi;__bbf "$?" "\${__bbW:+$(builtin trap -p ERR)}"`;
     return [
       ...(this.scriptFd ? ["exec </dev/null"] : []),
       ...this.remoteSetup,
@@ -335,7 +351,7 @@ class Shell {
       // command but bashbox's own, and swaps in framing functions that undo
       // it first. The normal path pays nothing for this.
       // (Inverted twice, so that under errexit the skip is not a failure.)
-      "__bbd(){ ! [[ $BASH_COMMAND == __bb[afrsuipTw]* || ${FUNCNAME[1]} == __bb[afrsuipTw] ]]; }",
+      "__bbd(){ ! [[ $BASH_COMMAND == __bb[afrsuigvTw]* || ${FUNCNAME[1]} == __bb[afrsuigvTw] ]]; }",
       "__bbs(){ builtin return $1; }",
       `__bbu(){ __bbI=;builtin trap - DEBUG;builtin shopt -u extdebug;${readAscii};${readBytes};${frameEnd}; }`,
       '__bbi(){ __bbI=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bba(){ __bbu;__bba "$@"; };__bbr(){ __bbu;__bbr "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "! __bbd" DEBUG; }',
@@ -346,7 +362,8 @@ class Shell {
       ...errexit,
       readAscii,
       readBytes,
-      framePrint,
+      frameSpare,
+      frameMode,
       frameEnd,
       // The per-call line stays short (bash reads it one byte at a time): the
       // alias expands in memory. Should a command turn aliases off, the
@@ -371,7 +388,8 @@ class Shell {
     sinks: { out: (b: Uint8Array) => void; err: (b: Uint8Array) => void },
   ): Promise<Frame> {
     if (command !== null && !this.trapsSeen) {
-      this.trapsSeen = command.includes("trap");
+      this.trapsSeen = /trap|set|shopt|errexit|BASHOPTS|SHELLOPTS|source|\./
+        .test(command);
     }
     const id = randomId();
     const needle = this.needle(id);
@@ -391,9 +409,11 @@ class Shell {
       this.#onGone = resolve;
       this.out.begin(needle, sinks.out, (trailer) => {
         const text = decoder.decode(trailer);
-        const m = /^(\d{1,3}) /.exec(text);
+        const m = /^(\d{1,3})(e?) /.exec(text);
         // A trailer that does not read right never passes for success.
         status = m ? Number(m[1]) : null;
+        // errexit is on: from now on every call takes the careful path.
+        if (m?.[2]) this.trapsSeen = true;
         cwd = m ? text.slice(m[0].length) : "";
         finish();
       });

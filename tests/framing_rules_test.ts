@@ -30,7 +30,6 @@ const breakers: string[] = [
   // descriptors
   "exec 19>&-",
   "exec 17>&- 19>&-",
-  "exec 19>/dev/null",
   "exec 2>&-",
   "exec 0<&-",
   'for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done',
