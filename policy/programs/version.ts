@@ -1,0 +1,38 @@
+/**
+ * Version queries of development tools: exactly `NAME --version` (or the
+ * tool's own spelling, `go version`, `java -version`). Nothing else these
+ * programs do is read-only.
+ *
+ * @module
+ */
+
+import type { Arg } from "../options.ts";
+import { ask, type Problem, type Program } from "../program.ts";
+
+const TOOLS = [
+  "node", "npm", "npx", "pnpm", "yarn", "deno", "bun", "python", "python3",
+  "pip", "pip3", "ruby", "gem", "perl", "php", "java", "javac", "go",
+  "cargo", "rustc", "rustup", "gcc", "g++", "cc", "clang", "make", "cmake",
+  "tsc", "bash", "sh", "zsh", "curl", "wget", "docker", "kubectl",
+  "terraform", "dotnet", "swift", "kotlin", "mvn", "gradle", "less",
+  "ssh", "openssl", "sqlite3", "psql", "mysql", "redis-cli", "lsb_release",
+];
+
+function judgeVersion(args: readonly Arg[], name: string): Problem | null {
+  const v = args.map((a) => a.value);
+  if (v.length === 1 && (v[0] === "--version" || v[0] === "-V" && name.startsWith("python"))) {
+    return null;
+  }
+  if (name === "go" && v.length === 1 && v[0] === "version") return null;
+  if (name === "java" && v.length === 1 && v[0] === "-version") return null;
+  if (name === "lsb_release" && v.every((x) => x !== null && /^-[a-zA-Z]+$/.test(x) && !/[^ircdas]/.test(x.slice(1)))) {
+    return null;
+  }
+  return ask(`${name} is read-only only as "${name} --version"`);
+}
+
+/** `TOOL --version` for common development tools. */
+export const version: Program = {
+  names: TOOLS,
+  judge: judgeVersion,
+};
