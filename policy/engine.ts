@@ -656,7 +656,11 @@ class Walker {
       if (base === "exec" && out.inner.length > 0) {
         this.refuse(this.readOnly ? "deny" : "ask", "exec replaces the shell");
       }
-      if (name.includes("/") && this.strict) {
+      const self = this.#p.allow.some((rule) =>
+        rule.words.length === 1 &&
+        (rule.words[0] === name || (!name.includes("/") && rule.words[0] === base))
+      );
+      if (name.includes("/") && this.strict && !self) {
         this.add("ask", `The path-qualified command "${name}" is not allowed by any rule`);
       }
       let inner = out.inner;
@@ -665,13 +669,14 @@ class Walker {
         inner = inner.map((a) => a.value?.includes(r) ? { ...UNSEEN, text: a.text } : a);
       } else if (out.addsWords) inner = [...inner, UNSEEN];
       if (inner.length === 0) {
-        this.add("allow", `${base} runs nothing`);
+        if (this.#p.mode === "rules" && !self) {
+          this.add(this.#p.default, `No rule matches "${base}"`);
+        } else this.add("allow", `${base} runs nothing`);
         return true;
       }
-      if (this.#p.mode === "rules" && !(base in { command: 1, builtin: 1 })) {
+      if (this.#p.mode === "rules" && base !== "command" && base !== "builtin" && !self) {
         // A custom policy must allow the wrapper itself too.
-        const self = this.#p.allow.some((rule) => rule.words.length === 1 && rule.words[0] === base);
-        if (!self) this.add(this.#p.default, `No rule matches "${base}"`);
+        this.add(this.#p.default, `No rule matches "${base}"`);
       }
       this.argv(inner, depth + 1);
       return true;

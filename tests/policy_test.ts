@@ -92,7 +92,8 @@ const BYPASSES: Record<string, string[]> = {
     "sed 's/a/b/w out' f",
     "sed -i s/a/b/ f",
     "sed -ni p f",
-    "sed 'r /etc/shadow' f",
+    "sed 'w /etc/passwd' f",
+    "sed -n '/x/{s//y/e}' f",
     "sed -f script.sed f",
     "awk 'BEGIN{system(\"rm x\")}'",
     "awk '{print > \"out\"}' f",
@@ -140,8 +141,10 @@ const BYPASSES: Record<string, string[]> = {
     "env -i rm x",
     "timeout -s KILL 5 rm x",
     "bash -c 'rm x'",
-    "sh -c ls",
-    "eval ls",
+    "sh -c 'ls; rm x'",
+    'eval "$x"',
+    "eval 'rm x'",
+    'bash -c "$x"',
     "source f",
     ". f",
     "bash script.sh",
@@ -373,7 +376,10 @@ test("Policy refuses session-state attacks spread over two calls", () => {
 
 test("Policy.allowAll() allows everything but keeps deny rules", () => {
   const p = Policy.allowAll({ deny: ["rm"], ask: ["curl"] });
-  equal(p.check("eval $(make) && bash -c x && alias a=b").decision, "allow");
+  equal(Policy.allowAll().check("eval $(make) && bash -c x && alias a=b").decision, "allow");
+  equal(p.check("make && bash -c x && alias a=b").decision, "allow");
+  // What cannot be resolved could be rm: never allowed while rules exist.
+  equal(p.check("eval $(make)").decision, "ask");
   equal(p.check("ls; rm -rf x").decision, "deny");
   equal(p.check("curl x").decision, "ask");
   equal(p.check("echo 'unterminated").decision, "deny");
