@@ -1,6 +1,6 @@
 /**
  * Version queries of development tools: exactly `NAME --version` (or the
- * tool's own spelling, `go version`, `java -version`). Nothing else these
+ * tool's own spelling, `go version`). Nothing else these
  * programs do is read-only.
  *
  * @module
@@ -11,11 +11,11 @@ import { ask, type Problem, type Program } from "../program.ts";
 
 const TOOLS = [
   "node", "npm", "npx", "pnpm", "yarn", "deno", "bun", "python", "python3",
-  "pip", "pip3", "ruby", "gem", "perl", "php", "java", "javac", "go",
+  "pip", "pip3", "ruby", "gem", "perl", "php", "go",
   "cargo", "rustc", "rustup", "gcc", "g++", "cc", "clang", "make", "cmake",
   "tsc", "bash", "sh", "zsh", "curl", "wget", "docker", "kubectl",
   "terraform", "dotnet", "swift", "kotlin", "mvn", "gradle", "less",
-  "ssh", "openssl", "sqlite3", "psql", "mysql", "redis-cli", "lsb_release",
+  "ssh", "openssl", "sqlite3", "psql", "mysql", "redis-cli",
 ];
 
 function judgeVersion(args: readonly Arg[], name: string): Problem | null {
@@ -24,10 +24,6 @@ function judgeVersion(args: readonly Arg[], name: string): Problem | null {
     return null;
   }
   if (name === "go" && v.length === 1 && v[0] === "version") return null;
-  if (name === "java" && v.length === 1 && v[0] === "-version") return null;
-  if (name === "lsb_release" && v.every((x) => x !== null && /^-[a-zA-Z]+$/.test(x) && !/[^ircdas]/.test(x.slice(1)))) {
-    return null;
-  }
   return ask(`${name} is read-only only as "${name} --version"`);
 }
 
