@@ -361,6 +361,7 @@ export const BENIGN: string[] = [
   "echo $((3 * 4))",
   "x=5; echo $x",
   "sha=$(git rev-parse HEAD); echo \"$sha\"",
+  "git show \"$sha\"",
   "cat <<'EOF'\nhello\nEOF",
   "grep -c x <<< 'x y x'",
   "cat f | sort | uniq | wc -l",
@@ -382,4 +383,13 @@ export const BENIGN: string[] = [
 ];
 
 /** Benign commands the preset still refuses, with why (each is a kept decision, not an oversight). */
-export const KNOWN_REFUSALS: Record<string, string> = {};
+export const KNOWN_REFUSALS: Record<string, string> = {
+  "hostname -f":
+    "resolves the name through DNS: the effect oracle saw it open a network connection",
+  "lsb_release -a":
+    "a script that runs getopt and Python helpers outside the read-only set; read /etc/os-release instead",
+  "java -version":
+    "the JVM writes /tmp/hsperfdata_* files: the effect oracle saw the writes",
+  'git show "$sha"':
+    "the variable's value is unknown and git show has --output=FILE: a value set by an earlier call (sha=--output=x) would write a file",
+};
