@@ -468,7 +468,10 @@ class Walker {
       }
       if (!this.readOnly) continue;
       if (r.op === "<") continue;
-      if (target === "/dev/null") continue;
+      if (
+        target === "/dev/null" || target === "/dev/stdout" ||
+        target === "/dev/stderr"
+      ) continue;
       if (r.op === "<>") {
         this.add("deny", "<> opens a file for writing");
         continue;
@@ -668,6 +671,13 @@ class Walker {
         const r = out.replace;
         inner = inner.map((a) => a.value?.includes(r) ? { ...UNSEEN, text: a.text } : a);
       } else if (out.addsWords) inner = [...inner, UNSEEN];
+      if (inner.length === 0 && base === "exec") {
+        this.refuse(
+          this.readOnly ? "deny" : "ask",
+          "exec without a command changes the shell's descriptors for later commands",
+        );
+        return true;
+      }
       if (inner.length === 0) {
         if (this.#p.mode === "rules" && !self) {
           this.add(this.#p.default, `No rule matches "${base}"`);

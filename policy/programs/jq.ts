@@ -1,6 +1,8 @@
 /**
  * jq 1.6/1.7: it reads its own options (`--arg NAME VALUE` takes two words).
- * No jq filter runs a program or writes a file; `-f` and `-L` only read.
+ * No jq filter or option runs a program or writes a file (`-f`, `-L`,
+ * `--slurpfile`, `--rawfile` only read), so a word known only at run time is
+ * harmless; an option not in the table is still not understood.
  *
  * @module
  */
@@ -26,12 +28,8 @@ function judgeJq(args: readonly Arg[]): Problem | null {
     const a = args[i];
     const v = a.value;
     if (positional) continue;
-    if (v === null) {
-      if (a.dash || a.many) {
-        return ask("jq has a word known only at run time that could be an option");
-      }
-      continue;
-    }
+    // A word known only at run time: no jq option writes or runs anything.
+    if (v === null) continue;
     if (v === "--args" || v === "--jsonargs") positional = true;
     if (!v.startsWith("-") || v === "-") continue;
     if (FLAGS.has(v)) continue;
