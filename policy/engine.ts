@@ -454,7 +454,10 @@ class Walker {
           continue;
         }
         if (r.op === "<&") {
-          this.refuse("ask", `<&${r.target.text} duplicates an unknown descriptor`);
+          this.refuse(
+            "ask",
+            `<&${r.target.text} duplicates an unknown descriptor`,
+          );
           continue;
         }
       }
@@ -651,25 +654,36 @@ class Walker {
         return true;
       }
       for (const a of out.assigns ?? []) {
-        if (dangerousName(a)) this.refuse("deny", `Setting ${a} changes how commands run`);
+        if (dangerousName(a)) {
+          this.refuse("deny", `Setting ${a} changes how commands run`);
+        }
       }
       if (base === "sudo" || base === "doas") {
-        this.refuse(this.readOnly ? "deny" : "ask", `${base} runs a command as another user`);
+        this.refuse(
+          this.readOnly ? "deny" : "ask",
+          `${base} runs a command as another user`,
+        );
       }
       if (base === "exec" && out.inner.length > 0) {
         this.refuse(this.readOnly ? "deny" : "ask", "exec replaces the shell");
       }
       const self = this.#p.allow.some((rule) =>
         rule.words.length === 1 &&
-        (rule.words[0] === name || (!name.includes("/") && rule.words[0] === base))
+        (rule.words[0] === name ||
+          (!name.includes("/") && rule.words[0] === base))
       );
       if (name.includes("/") && this.strict && !self) {
-        this.add("ask", `The path-qualified command "${name}" is not allowed by any rule`);
+        this.add(
+          "ask",
+          `The path-qualified command "${name}" is not allowed by any rule`,
+        );
       }
       let inner = out.inner;
       if (out.replace !== undefined) {
         const r = out.replace;
-        inner = inner.map((a) => a.value?.includes(r) ? { ...UNSEEN, text: a.text } : a);
+        inner = inner.map((a) =>
+          a.value?.includes(r) ? { ...UNSEEN, text: a.text } : a
+        );
       } else if (out.addsWords) inner = [...inner, UNSEEN];
       if (inner.length === 0 && base === "exec") {
         this.refuse(
@@ -684,7 +698,10 @@ class Walker {
         } else this.add("allow", `${base} runs nothing`);
         return true;
       }
-      if (this.#p.mode === "rules" && base !== "command" && base !== "builtin" && !self) {
+      if (
+        this.#p.mode === "rules" && base !== "command" && base !== "builtin" &&
+        !self
+      ) {
         // A custom policy must allow the wrapper itself too.
         this.add(this.#p.default, `No rule matches "${base}"`);
       }
@@ -706,12 +723,15 @@ class Walker {
       }
       if (command === undefined) {
         if (args.length === 1 && args[0].value === "--version") return false;
-        if (this.guarded) this.add("ask", `${base} runs a script or reads commands`);
-        else this.add("allow", "Everything is allowed");
+        if (this.guarded) {
+          this.add("ask", `${base} runs a script or reads commands`);
+        } else this.add("allow", "Everything is allowed");
         return true;
       }
       if (command.value === null) {
-        if (this.guarded) this.add("ask", `${base} -c runs a string known only at run time`);
+        if (this.guarded) {
+          this.add("ask", `${base} -c runs a string known only at run time`);
+        }
         return true;
       }
       if (this.strict && !/^[ceuxo]*$/.test(flags.replace(/^-/, ""))) {
@@ -722,7 +742,9 @@ class Walker {
     }
     if (base === "eval") {
       if (args.some((a) => a.value === null)) {
-        if (this.guarded) this.add("ask", "eval runs text known only at run time");
+        if (this.guarded) {
+          this.add("ask", "eval runs text known only at run time");
+        }
         return true;
       }
       this.nested(args.map((a) => a.value).join(" "), "eval", depth);
@@ -740,7 +762,11 @@ class Walker {
         for (i++; i < args.length; i++) {
           const v = args[i].value;
           if (v === ";" || v === "+") break;
-          inner.push(v !== null && v.includes("{}") ? { ...UNSEEN, text: args[i].text } : args[i]);
+          inner.push(
+            v !== null && v.includes("{}")
+              ? { ...UNSEEN, text: args[i].text }
+              : args[i],
+          );
         }
         this.argv(inner, depth + 1);
       }

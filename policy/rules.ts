@@ -69,7 +69,11 @@ export function basename(name: string): string {
  * matches when `loose` (deny and ask rules: fail closed) and not otherwise.
  * The first word is compared by basename unless the rule names a path.
  */
-export function matches(rule: Rule, argv: readonly Arg[], loose: boolean): boolean {
+export function matches(
+  rule: Rule,
+  argv: readonly Arg[],
+  loose: boolean,
+): boolean {
   if (argv.length < rule.words.length) return false;
   for (let i = 0; i < rule.words.length; i++) {
     let a = argv[i].value;

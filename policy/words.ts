@@ -200,7 +200,13 @@ export function wordArgs(word: Word): Arg[] {
     out.push(toArg(w, word.text));
   }
   if (budget.n > MAX_WORDS) {
-    out.push({ value: null, text: word.text, dash: true, many: true, prefix: "" });
+    out.push({
+      value: null,
+      text: word.text,
+      dash: true,
+      many: true,
+      prefix: "",
+    });
   }
   return out;
 }

@@ -9,7 +9,12 @@
  * @module
  */
 
-import { type Arg, OptionError, type OptionTable, parseOptions } from "./options.ts";
+import {
+  type Arg,
+  OptionError,
+  type OptionTable,
+  parseOptions,
+} from "./options.ts";
 
 /** What unwrapping found. */
 export interface Unwrapped {
@@ -24,7 +29,13 @@ export interface Unwrapped {
 }
 
 /** An unknown word added at run time. */
-export const UNSEEN: Arg = { value: null, text: "<stdin words>", dash: true, many: true, prefix: "" };
+export const UNSEEN: Arg = {
+  value: null,
+  text: "<stdin words>",
+  dash: true,
+  many: true,
+  prefix: "",
+};
 
 function withTable(program: string, table: OptionTable, operandsBefore = 0) {
   return (args: readonly Arg[]): Unwrapped | string => {
@@ -37,7 +48,9 @@ function withTable(program: string, table: OptionTable, operandsBefore = 0) {
       throw error;
     }
     if (parsed.unknown) return `${program} has a word known only at run time`;
-    if (parsed.operands.length < operandsBefore) return `${program} is missing its operand`;
+    if (parsed.operands.length < operandsBefore) {
+      return `${program} is missing its operand`;
+    }
     return { inner: parsed.operands.slice(operandsBefore), ...extra(parsed) };
   };
   function extra(_p: unknown) {
@@ -54,7 +67,9 @@ function envUnwrap(args: readonly Arg[]): Unwrapped | string {
     if (v === null) return "env has a word known only at run time";
     if (v.startsWith("-") && v !== "-") {
       head.push(args[i]);
-      if (/^(-[a-zA-Z0-9]*[uC]|--(unset|chdir))$/.test(v)) head.push(args[++i] ?? UNSEEN);
+      if (/^(-[a-zA-Z0-9]*[uC]|--(unset|chdir))$/.test(v)) {
+        head.push(args[++i] ?? UNSEEN);
+      }
       continue;
     }
     if (v === "-") continue;
@@ -68,9 +83,18 @@ function envUnwrap(args: readonly Arg[]): Unwrapped | string {
     const p = parseOptions(head, {
       short: "i0u:C:S:v",
       long: [
-        "ignore-environment", "null", "unset=", "chdir=", "split-string=",
-        "block-signal=?", "default-signal=?", "ignore-signal=?",
-        "list-signal-handling", "debug", "help", "version",
+        "ignore-environment",
+        "null",
+        "unset=",
+        "chdir=",
+        "split-string=",
+        "block-signal=?",
+        "default-signal=?",
+        "ignore-signal=?",
+        "list-signal-handling",
+        "debug",
+        "help",
+        "version",
       ],
     });
     if (p.options.some((o) => o.name === "S" || o.name === "split-string")) {
@@ -89,10 +113,24 @@ function xargsUnwrap(args: readonly Arg[]): Unwrapped | string {
     parsed = parseOptions(args, {
       short: "0a:d:E:e::I:i::L:l::n:oP:prs:tx",
       long: [
-        "null", "arg-file=", "delimiter=", "eof=?", "replace=?", "max-lines=?",
-        "max-args=", "open-tty", "max-procs=", "interactive",
-        "process-slot-var=", "no-run-if-empty", "max-chars=", "show-limits",
-        "verbose", "exit", "help", "version",
+        "null",
+        "arg-file=",
+        "delimiter=",
+        "eof=?",
+        "replace=?",
+        "max-lines=?",
+        "max-args=",
+        "open-tty",
+        "max-procs=",
+        "interactive",
+        "process-slot-var=",
+        "no-run-if-empty",
+        "max-chars=",
+        "show-limits",
+        "verbose",
+        "exit",
+        "help",
+        "version",
       ],
       noPermute: true,
     });
@@ -104,36 +142,67 @@ function xargsUnwrap(args: readonly Arg[]): Unwrapped | string {
   let replace: string | undefined;
   for (const o of parsed.options) {
     if (o.name === "I") replace = o.value?.value ?? undefined;
-    if (o.name === "i" || o.name === "replace") replace = o.value?.value ?? "{}";
-    if (o.name === "p" || o.name === "interactive" || o.name === "o" || o.name === "open-tty") {
+    if (o.name === "i" || o.name === "replace") {
+      replace = o.value?.value ?? "{}";
+    }
+    if (
+      o.name === "p" || o.name === "interactive" || o.name === "o" ||
+      o.name === "open-tty"
+    ) {
       return `xargs ${o.text} reads the terminal`;
     }
   }
-  const inner = parsed.operands.length > 0
-    ? [...parsed.operands]
-    : [{ value: "echo", text: "echo", dash: false, many: false, prefix: "echo" }];
+  const inner = parsed.operands.length > 0 ? [...parsed.operands] : [{
+    value: "echo",
+    text: "echo",
+    dash: false,
+    many: false,
+    prefix: "echo",
+  }];
   return { inner, addsWords: true, replace };
 }
 
 /** The wrappers, by name. */
-export const WRAPPERS: Record<string, (args: readonly Arg[]) => Unwrapped | string> = {
+export const WRAPPERS: Record<
+  string,
+  (args: readonly Arg[]) => Unwrapped | string
+> = {
   env: envUnwrap,
   xargs: xargsUnwrap,
   timeout: withTable("timeout", {
     short: "k:s:v",
-    long: ["preserve-status", "foreground", "kill-after=", "signal=", "verbose"],
+    long: [
+      "preserve-status",
+      "foreground",
+      "kill-after=",
+      "signal=",
+      "verbose",
+    ],
   }, 1),
-  nice: withTable("nice", { short: "n:", long: ["adjustment="], numeric: /^-\d+$/ }),
+  nice: withTable("nice", {
+    short: "n:",
+    long: ["adjustment="],
+    numeric: /^-\d+$/,
+  }),
   nohup: withTable("nohup", {}),
-  stdbuf: withTable("stdbuf", { short: "i:o:e:", long: ["input=", "output=", "error="] }),
+  stdbuf: withTable("stdbuf", {
+    short: "i:o:e:",
+    long: ["input=", "output=", "error="],
+  }),
   setsid: withTable("setsid", { short: "cfw", long: ["ctty", "fork", "wait"] }),
-  ionice: withTable("ionice", { short: "c:n:tp:P:u:", long: ["class=", "classdata=", "ignore"] }),
+  ionice: withTable("ionice", {
+    short: "c:n:tp:P:u:",
+    long: ["class=", "classdata=", "ignore"],
+  }),
   time: (args) => {
     const r = withTable("time", {
       short: "af:o:pqv",
       long: ["append", "format=", "output=", "portability", "quiet", "verbose"],
     })(args);
-    if (typeof r !== "string" && args.some((a) => a.value === "-o" || a.value?.startsWith("--o"))) {
+    if (
+      typeof r !== "string" &&
+      args.some((a) => a.value === "-o" || a.value?.startsWith("--o"))
+    ) {
       return "time -o writes a file";
     }
     return r;
@@ -149,7 +218,9 @@ export const WRAPPERS: Record<string, (args: readonly Arg[]) => Unwrapped | stri
         break;
       }
       if (!/^-[pvV]+$/.test(v)) {
-        if (v.startsWith("-")) return `command ${v} is not an option of command`;
+        if (v.startsWith("-")) {
+          return `command ${v} is not an option of command`;
+        }
         break;
       }
       if (/[vV]/.test(v)) lookup = true;
@@ -161,10 +232,29 @@ export const WRAPPERS: Record<string, (args: readonly Arg[]) => Unwrapped | stri
   sudo: withTable("sudo", {
     short: "AbEeg:Hh:iKknp:PRr:SsT:t:U:u:vD:C:",
     long: [
-      "askpass", "background", "preserve-env=?", "edit", "group=", "set-home",
-      "host=", "login", "remove-timestamp", "reset-timestamp", "non-interactive",
-      "prompt=", "chroot=", "role=", "stdin", "shell", "type=", "other-user=",
-      "user=", "chdir=", "close-from=", "command-timeout=", "preserve-groups",
+      "askpass",
+      "background",
+      "preserve-env=?",
+      "edit",
+      "group=",
+      "set-home",
+      "host=",
+      "login",
+      "remove-timestamp",
+      "reset-timestamp",
+      "non-interactive",
+      "prompt=",
+      "chroot=",
+      "role=",
+      "stdin",
+      "shell",
+      "type=",
+      "other-user=",
+      "user=",
+      "chdir=",
+      "close-from=",
+      "command-timeout=",
+      "preserve-groups",
     ],
   }),
   doas: withTable("doas", { short: "a:C:Lnsu:" }),

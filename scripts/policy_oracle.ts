@@ -114,7 +114,9 @@ exit 0
 `;
 
 /** Builds the fixture template and the marker directory; returns their paths. */
-async function prepare(): Promise<{ root: string; template: string; bin: string }> {
+async function prepare(): Promise<
+  { root: string; template: string; bin: string }
+> {
   const root = mkdtempSync(join(tmpdir(), "bashbox-oracle-"));
   const template = join(root, "template");
   const bin = join(root, "bin");
@@ -129,7 +131,9 @@ async function prepare(): Promise<{ root: string; template: string; bin: string 
     PWN,
   ], { timeoutMs: 60_000 });
   if (r.exitCode !== 0) {
-    throw new Error(`Expected the oracle fixtures to build, got: ${r.stderr.text}`);
+    throw new Error(
+      `Expected the oracle fixtures to build, got: ${r.stderr.text}`,
+    );
   }
   return { root, template, bin };
 }
@@ -151,7 +155,10 @@ const HARMLESS_PATHS = new Set([
 ]);
 
 /** Reads an strace log into the effects it shows. */
-export function effectsOf(trace: string, allowedPrograms: ReadonlySet<string>): string[] {
+export function effectsOf(
+  trace: string,
+  allowedPrograms: ReadonlySet<string>,
+): string[] {
   const effects = new Set<string>();
   const pending = new Map<string, string>();
   for (const line of trace.split("\n")) {
@@ -169,11 +176,17 @@ export function effectsOf(trace: string, allowedPrograms: ReadonlySet<string>): 
     }
     if (/^<\.\.\. execve resumed>.*= 0$/.test(call)) {
       const prog = pending.get(pid);
-      if (prog !== undefined && !allowedPrograms.has(prog)) effects.add(`ran ${prog}`);
+      if (prog !== undefined && !allowedPrograms.has(prog)) {
+        effects.add(`ran ${prog}`);
+      }
       continue;
     }
-    if ((e = /^(?:open|openat)\((?:AT_FDCWD|\d+), "([^"]*)", ([A-Z_|]+)/.exec(call)) ||
-      (e = /^open\("([^"]*)", ([A-Z_|]+)/.exec(call))) {
+    if (
+      (e = /^(?:open|openat)\((?:AT_FDCWD|\d+), "([^"]*)", ([A-Z_|]+)/.exec(
+        call,
+      )) ||
+      (e = /^open\("([^"]*)", ([A-Z_|]+)/.exec(call))
+    ) {
       const path = e[1];
       if (
         WRITE_FLAGS.test(e[2]) && !HARMLESS_PATHS.has(path) &&
@@ -183,8 +196,14 @@ export function effectsOf(trace: string, allowedPrograms: ReadonlySet<string>): 
       }
       continue;
     }
-    if (/^rename\("[^"]*\.git\/index\.lock", "[^"]*\.git\/index"\)/.test(call)) continue;
-    if ((e = /^(creat|truncate|unlink|unlinkat|rename|renameat|renameat2|mkdir|mkdirat|rmdir|symlink|symlinkat|link|linkat|chmod|fchmodat|utimensat|utimes|utime|mknod|mknodat)\((.*)/.exec(call))) {
+    if (
+      /^rename\("[^"]*\.git\/index\.lock", "[^"]*\.git\/index"\)/.test(call)
+    ) continue;
+    if (
+      (e =
+        /^(creat|truncate|unlink|unlinkat|rename|renameat|renameat2|mkdir|mkdirat|rmdir|symlink|symlinkat|link|linkat|chmod|fchmodat|utimensat|utimes|utime|mknod|mknodat)\((.*)/
+          .exec(call))
+    ) {
       if (e[1] === "utimensat" && /NULL, NULL/.test(e[2])) continue;
       effects.add(`${e[1]}(${e[2].slice(0, 60)}`);
       continue;
@@ -193,14 +212,19 @@ export function effectsOf(trace: string, allowedPrograms: ReadonlySet<string>): 
       effects.add(`connect ${e[1]}`);
       continue;
     }
-    if ((e = /^(clock_settime|settimeofday|clock_adjtime|sethostname|setdomainname)\(/.exec(call))) {
+    if (
+      (e =
+        /^(clock_settime|settimeofday|clock_adjtime|sethostname|setdomainname)\(/
+          .exec(call))
+    ) {
       effects.add(e[1]);
     }
   }
   return [...effects];
 }
 
-const TRACE = "execve,connect,open,openat,creat,truncate,unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,rmdir,symlink,symlinkat,link,linkat,chmod,fchmodat,utimensat,utimes,utime,mknod,mknodat,clock_settime,settimeofday,clock_adjtime,sethostname,setdomainname";
+const TRACE =
+  "execve,connect,open,openat,creat,truncate,unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,rmdir,symlink,symlinkat,link,linkat,chmod,fchmodat,utimensat,utimes,utime,mknod,mknodat,clock_settime,settimeofday,clock_adjtime,sethostname,setdomainname";
 
 const RUN = `
 s="$1/s"; t="$1/t"
@@ -226,7 +250,12 @@ export async function runOracle(
   const policy = Policy.readOnly();
   const allowedPrograms = new Set([...READ_ONLY.keys(), ...HELPERS]);
   const { root, template, bin } = await prepare();
-  const report: OracleReport = { total: 0, allowed: 0, refused: 0, effects: [] };
+  const report: OracleReport = {
+    total: 0,
+    allowed: 0,
+    refused: 0,
+    effects: [],
+  };
   const queue = [...new Set(commands)];
   report.total = queue.length;
   const toRun = queue.filter((c) => {
@@ -250,7 +279,10 @@ export async function runOracle(
         trace = "";
       }
       if (trace === "") {
-        report.effects.push({ command, effects: ["no trace (the sandbox did not start)"] });
+        report.effects.push({
+          command,
+          effects: ["no trace (the sandbox did not start)"],
+        });
         continue;
       }
       const effects = effectsOf(trace, allowedPrograms);
@@ -289,39 +321,101 @@ export function tableCommands(): string[] {
         out.push(`${name} --${base}`);
         continue;
       }
-      if (l.endsWith("=")) out.push(`${name} --${base}=pwn f`, `${name} f --${base} pwn`);
-      else if (l.endsWith("=?")) out.push(`${name} --${base} f`, `${name} --${base}=pwn f`);
-      else out.push(`${name} --${base} f`);
+      if (l.endsWith("=")) {
+        out.push(`${name} --${base}=pwn f`, `${name} f --${base} pwn`);
+      } else if (l.endsWith("=?")) {
+        out.push(`${name} --${base} f`, `${name} --${base}=pwn f`);
+      } else out.push(`${name} --${base} f`);
     }
   }
   // Grammar-read programs: their words in every position.
   for (
     const p of [
-      "-print", "-ls", "-name pwn", "-newer f", "-printf %p", "-prune",
-      "-quit", "-empty", "-type f", "-maxdepth 1", "-files0-from f",
+      "-print",
+      "-ls",
+      "-name pwn",
+      "-newer f",
+      "-printf %p",
+      "-prune",
+      "-quit",
+      "-empty",
+      "-type f",
+      "-maxdepth 1",
+      "-files0-from f",
     ]
   ) out.push(`find . ${p}`);
-  for (const s of ["p", "=", "l", "q", "Q", "z", "F", "r f", "R f", "w /dev/stdout", "s/a/b/w /dev/stdout", "y/a/b/", "a x", "i\\\nx", "c x", "n;p", "N;P;D", "h;G", "x;g;H", "b", ":a;ta", "v"]) {
+  for (
+    const s of [
+      "p",
+      "=",
+      "l",
+      "q",
+      "Q",
+      "z",
+      "F",
+      "r f",
+      "R f",
+      "w /dev/stdout",
+      "s/a/b/w /dev/stdout",
+      "y/a/b/",
+      "a x",
+      "i\\\nx",
+      "c x",
+      "n;p",
+      "N;P;D",
+      "h;G",
+      "x;g;H",
+      "b",
+      ":a;ta",
+      "v",
+    ]
+  ) {
     out.push(`sed -n '${s}' f`, `sed '1${s}' f`);
   }
   for (
     const a of [
-      "{ print > \"/dev/stderr\" }", "BEGIN { getline x < \"f\"; print x }",
-      "{ n += NF } END { print n }", "/a/ { print $2 }", "BEGIN { printf \"%s\\n\", 1 > \"/dev/stdout\" }",
-      "{ print (1 > 2) }", "END { close(\"f\") }",
+      '{ print > "/dev/stderr" }',
+      'BEGIN { getline x < "f"; print x }',
+      "{ n += NF } END { print n }",
+      "/a/ { print $2 }",
+      'BEGIN { printf "%s\\n", 1 > "/dev/stdout" }',
+      "{ print (1 > 2) }",
+      'END { close("f") }',
     ]
   ) out.push(`awk '${a}' f`, `mawk '${a}' f`);
   for (
     const g of [
-      "log --oneline", "log -p", "log --stat", "show HEAD", "diff HEAD", "status",
-      "branch -a", "tag -l", "describe --tags", "blame f", "grep -n alpha",
-      "ls-files", "cat-file -p HEAD", "rev-parse HEAD", "config --list",
-      "stash list", "reflog", "shortlog -sn HEAD", "for-each-ref", "worktree list",
-      "log --format=%H -1", "diff --stat HEAD", "count-objects -v",
+      "log --oneline",
+      "log -p",
+      "log --stat",
+      "show HEAD",
+      "diff HEAD",
+      "status",
+      "branch -a",
+      "tag -l",
+      "describe --tags",
+      "blame f",
+      "grep -n alpha",
+      "ls-files",
+      "cat-file -p HEAD",
+      "rev-parse HEAD",
+      "config --list",
+      "stash list",
+      "reflog",
+      "shortlog -sn HEAD",
+      "for-each-ref",
+      "worktree list",
+      "log --format=%H -1",
+      "diff --stat HEAD",
+      "count-objects -v",
     ]
   ) out.push(`git ${g}`);
-  for (const x of ["tf a.tar", "-tzf a.tar.gz", "--list -f a.tar", "-tvf a.tar"]) out.push(`tar ${x}`);
-  for (const x of ["-l 8 f", "-p f", "-i f", "-c 4 f f.hex -", "-s 2 f"]) out.push(`xxd ${x}`);
+  for (
+    const x of ["tf a.tar", "-tzf a.tar.gz", "--list -f a.tar", "-tvf a.tar"]
+  ) out.push(`tar ${x}`);
+  for (const x of ["-l 8 f", "-p f", "-i f", "-c 4 f f.hex -", "-s 2 f"]) {
+    out.push(`xxd ${x}`);
+  }
   return out;
 }
 
@@ -344,7 +438,9 @@ if (import.meta.main) {
     const started = performance.now();
     const report = await runOracle(commands, { parallel: 2 });
     for (const e of report.effects) {
-      console.log(`EFFECT ${JSON.stringify(e.command)}: ${e.effects.join("; ")}`);
+      console.log(
+        `EFFECT ${JSON.stringify(e.command)}: ${e.effects.join("; ")}`,
+      );
     }
     console.log(
       `policy-oracle: ${report.total} commands, ${report.allowed} allowed (run), ${report.refused} refused, ${report.effects.length} with an effect (${
@@ -352,8 +448,12 @@ if (import.meta.main) {
       } s)`,
     );
     if (report.effects.length > 0) {
-      // deno-lint-ignore no-explicit-any
-      (globalThis as any).process?.exit?.(1) ?? (globalThis as any).Deno?.exit(1);
+      const g = globalThis as {
+        Deno?: { exitCode: number };
+        process?: { exitCode?: number };
+      };
+      if (g.Deno) g.Deno.exitCode = 1;
+      else if (g.process) g.process.exitCode = 1;
     }
   }
 }

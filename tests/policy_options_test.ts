@@ -4,26 +4,48 @@ import { test } from "./_harness.ts";
 
 const SORT = {
   short: "bcCdfghik:mMno:rRsS:t:T:uVz",
-  long: ["check=?", "compress-program=", "key=", "numeric-sort", "output=", "unique", "version-sort", "version", "help"],
+  long: [
+    "check=?",
+    "compress-program=",
+    "key=",
+    "numeric-sort",
+    "output=",
+    "unique",
+    "version-sort",
+    "version",
+    "help",
+  ],
 };
 
 function names(args: string[], table = SORT): [string, string | undefined][] {
-  return parseOptions(args.map(lit), table).options.map((o) => [o.name, o.value?.value ?? undefined]);
+  return parseOptions(args.map(lit), table).options.map((
+    o,
+  ) => [o.name, o.value?.value ?? undefined]);
 }
 
 test("parseOptions() reads long options, =value and separate values", () => {
-  deepEqual(names(["--output=x", "--key", "2", "--unique"]), [["output", "x"], ["key", "2"], ["unique", undefined]]);
+  deepEqual(names(["--output=x", "--key", "2", "--unique"]), [["output", "x"], [
+    "key",
+    "2",
+  ], ["unique", undefined]]);
   // A required value takes the next word even when it starts with "-".
   deepEqual(names(["--output", "-x"]), [["output", "-x"]]);
   // An optional value only joined with "=".
-  deepEqual(parseOptions(["--check", "f"].map(lit), SORT).operands.map((a) => a.value), ["f"]);
+  deepEqual(
+    parseOptions(["--check", "f"].map(lit), SORT).operands.map((a) => a.value),
+    ["f"],
+  );
   deepEqual(names(["--check=quiet"]), [["check", "quiet"]]);
 });
 
 test("parseOptions() accepts every unique abbreviation and refuses ambiguous ones", () => {
   for (let n = 2; n <= "compress-program".length; n++) {
     const abbrev = "compress-program".slice(0, n);
-    deepEqual(names([`--${abbrev}=pwn`]), [["compress-program", "pwn"]], abbrev);
+    deepEqual(
+      names([`--${abbrev}=pwn`]),
+      [["compress-program", "pwn"]],
+      abbrev,
+    );
   }
   for (let n = 1; n <= "output".length; n++) {
     deepEqual(names([`--${"output".slice(0, n)}`, "f"]), [["output", "f"]]);
@@ -56,13 +78,24 @@ test("parseOptions() permutes options after operands, stops at --", () => {
   const q = parseOptions(["--", "-o", "x"].map(lit), SORT);
   deepEqual(q.options, []);
   deepEqual(q.operands.map((a) => a.value), ["-o", "x"]);
-  const r = parseOptions(["f", "-o", "x"].map(lit), { ...SORT, noPermute: true });
+  const r = parseOptions(["f", "-o", "x"].map(lit), {
+    ...SORT,
+    noPermute: true,
+  });
   deepEqual(r.options, []);
-  deepEqual(parseOptions(["-"].map(lit), SORT).operands.map((a) => a.value), ["-"]);
+  deepEqual(parseOptions(["-"].map(lit), SORT).operands.map((a) => a.value), [
+    "-",
+  ]);
 });
 
 test("parseOptions() marks words of unknown value that could be options", () => {
-  const unknown = (dash: boolean, many: boolean): Arg => ({ value: null, text: "$x", dash, many, prefix: dash ? "" : "./" });
+  const unknown = (dash: boolean, many: boolean): Arg => ({
+    value: null,
+    text: "$x",
+    dash,
+    many,
+    prefix: dash ? "" : "./",
+  });
   equal(parseOptions([unknown(true, false)], SORT).unknown, true);
   equal(parseOptions([unknown(false, true)], SORT).unknown, true);
   equal(parseOptions([unknown(false, false)], SORT).unknown, false);
@@ -72,7 +105,14 @@ test("parseOptions() marks words of unknown value that could be options", () => 
 });
 
 test("parseOptions() reads obsolete -NUM counts only where the table says", () => {
-  const head = { short: "c:n:qvz", long: ["lines=", "bytes="], numeric: /^-\d+$/ };
-  deepEqual(parseOptions(["-5", "f"].map(lit), head).options.map((o) => o.value?.value), ["5"]);
+  const head = {
+    short: "c:n:qvz",
+    long: ["lines=", "bytes="],
+    numeric: /^-\d+$/,
+  };
+  deepEqual(
+    parseOptions(["-5", "f"].map(lit), head).options.map((o) => o.value?.value),
+    ["5"],
+  );
   throws(() => parseOptions(["f", "-5"].map(lit), head), OptionError);
 });

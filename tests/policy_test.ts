@@ -179,7 +179,10 @@ test("Policy refuses session-state attacks spread over two calls", () => {
 
 test("Policy.allowAll() allows everything but keeps deny rules", () => {
   const p = Policy.allowAll({ deny: ["rm"], ask: ["curl"] });
-  equal(Policy.allowAll().check("eval $(make) && bash -c x && alias a=b").decision, "allow");
+  equal(
+    Policy.allowAll().check("eval $(make) && bash -c x && alias a=b").decision,
+    "allow",
+  );
   equal(p.check("make && bash -c x && alias a=b").decision, "allow");
   // What cannot be resolved could be rm: never allowed while rules exist.
   equal(p.check("eval $(make)").decision, "ask");

@@ -59,15 +59,22 @@ test("Policy.allowAll({ deny }) matches deny rules through wrappers, paths, shel
   const p = Policy.allowAll({ deny: ["rm"] });
   const wrong = denyRuleVariants()
     .map((v) => ({ ...v, got: p.check(v.command).decision }))
-    .filter((v) => v.expect === "refuse" ? v.got === "allow" : v.got !== v.expect)
-    .map((v) => `${JSON.stringify(v.command)}: expected ${v.expect}, got ${v.got}`);
+    .filter((v) =>
+      v.expect === "refuse" ? v.got === "allow" : v.got !== v.expect
+    )
+    .map((v) =>
+      `${JSON.stringify(v.command)}: expected ${v.expect}, got ${v.got}`
+    );
   deepEqual(wrong, []);
   // Without rules nothing is hidden from anyone: everything is allowed.
-  equal(Policy.allowAll().check("$cmd x; eval \"$y\"").decision, "allow");
+  equal(Policy.allowAll().check('$cmd x; eval "$y"').decision, "allow");
 });
 
 test("Policy custom deny rules match through the same paths as allowAll", () => {
-  const p = new Policy({ allow: ["ls", "env", "timeout", "xargs"], deny: ["git push"] });
+  const p = new Policy({
+    allow: ["ls", "env", "timeout", "xargs"],
+    deny: ["git push"],
+  });
   for (
     const c of [
       "git push",
@@ -86,7 +93,9 @@ test("Policy custom deny rules match through the same paths as allowAll", () => 
 });
 
 test("Policy rules: a prefix rule does not let through options that run another program", () => {
-  const p = new Policy({ allow: ["npm run test:*", "make*", "node --version"] });
+  const p = new Policy({
+    allow: ["npm run test:*", "make*", "node --version"],
+  });
   equal(p.check("npm run test:unit").decision, "allow");
   for (
     const c of [
@@ -115,9 +124,16 @@ test("Policy.readOnly() keeps the benign corpus allowed (false refusals under 3 
   deepEqual(unexplained, []);
   // Every listed refusal is still refused (or the list is stale).
   for (const c of Object.keys(KNOWN_REFUSALS)) {
-    notEqual(policy.check(c).decision, "allow", `${c} is allowed now: drop it from KNOWN_REFUSALS`);
+    notEqual(
+      policy.check(c).decision,
+      "allow",
+      `${c} is allowed now: drop it from KNOWN_REFUSALS`,
+    );
   }
-  ok(refused.length / BENIGN.length < 0.03, `${refused.length} of ${BENIGN.length} refused`);
+  ok(
+    refused.length / BENIGN.length < 0.03,
+    `${refused.length} of ${BENIGN.length} refused`,
+  );
 });
 
 test("Policy.readOnly() allows the false refusals issue 11 names", () => {
@@ -143,8 +159,53 @@ test("Policy.readOnly() allows the false refusals issue 11 names", () => {
 });
 
 test("sedScriptProblem() parses every read-only command after every address form", () => {
-  const addresses = ["", "1", "$", "/x/", "1,3", "/a/,/b/", "0~2", "1,+2", "\\%x%", "2!", "/x/I,$ !"];
-  const commands = ["p", "d", "=", "l", "q", "Q 1", "z", "F", "n", "N", "P", "D", "g", "G", "h", "H", "x", "s/a/b/g", "s|a|b|2p", "y/ab/cd/", "r f", "w /dev/stdout", "s/[/]/x/", "{p}", "{p;q}", "a text", "i\\\ntext", "c\\", "b end", "t", "T x", ":end"];
+  const addresses = [
+    "",
+    "1",
+    "$",
+    "/x/",
+    "1,3",
+    "/a/,/b/",
+    "0~2",
+    "1,+2",
+    "\\%x%",
+    "2!",
+    "/x/I,$ !",
+  ];
+  const commands = [
+    "p",
+    "d",
+    "=",
+    "l",
+    "q",
+    "Q 1",
+    "z",
+    "F",
+    "n",
+    "N",
+    "P",
+    "D",
+    "g",
+    "G",
+    "h",
+    "H",
+    "x",
+    "s/a/b/g",
+    "s|a|b|2p",
+    "y/ab/cd/",
+    "r f",
+    "w /dev/stdout",
+    "s/[/]/x/",
+    "{p}",
+    "{p;q}",
+    "a text",
+    "i\\\ntext",
+    "c\\",
+    "b end",
+    "t",
+    "T x",
+    ":end",
+  ];
   const problems: string[] = [];
   for (const a of addresses) {
     for (const c of commands) {
@@ -175,6 +236,6 @@ test("awkProgramProblem() reads regexes, strings and comments as awk does", () =
       "{ x = a || b }",
     ]
   ) equal(awkProgramProblem(ok1), null, ok1);
-  equal(awkProgramProblem("{ x = 1 } /y/ { print | \"z\" }")?.decision, "deny");
+  equal(awkProgramProblem('{ x = 1 } /y/ { print | "z" }')?.decision, "deny");
   equal(awkProgramProblem('{ print "unterminated }')?.decision, "ask");
 });

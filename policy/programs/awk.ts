@@ -81,7 +81,9 @@ export const awk: Program = {
       programs.push(first.value);
     }
     for (const p of programs) {
-      if (p === null) return ask(`${name} has a program known only at run time`);
+      if (p === null) {
+        return ask(`${name} has a program known only at run time`);
+      }
       const problem = awkProgramProblem(p);
       if (problem) {
         return problem.decision === "deny"

@@ -11,6 +11,20 @@ export const base64: Program = {
   names: ["base64", "base32", "basenc"],
   options: {
     short: "diw:",
-    long: ["decode", "ignore-garbage", "wrap=", "base64", "base64url", "base32", "base32hex", "base16", "base2msbf", "base2lsbf", "z85", "help", "version"],
+    long: [
+      "decode",
+      "ignore-garbage",
+      "wrap=",
+      "base64",
+      "base64url",
+      "base32",
+      "base32hex",
+      "base16",
+      "base2msbf",
+      "base2lsbf",
+      "z85",
+      "help",
+      "version",
+    ],
   },
 };

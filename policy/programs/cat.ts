@@ -11,6 +11,16 @@ export const cat: Program = {
   names: ["cat"],
   options: {
     short: "AbeEnstTuv",
-    long: ["show-all", "number-nonblank", "show-ends", "number", "squeeze-blank", "show-tabs", "show-nonprinting", "help", "version"],
+    long: [
+      "show-all",
+      "number-nonblank",
+      "show-ends",
+      "number",
+      "squeeze-blank",
+      "show-tabs",
+      "show-nonprinting",
+      "help",
+      "version",
+    ],
   },
 };

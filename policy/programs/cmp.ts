@@ -11,6 +11,15 @@ export const cmp: Program = {
   names: ["cmp"],
   options: {
     short: "bi:ln:sv",
-    long: ["print-bytes", "ignore-initial=", "verbose", "bytes=", "quiet", "silent", "help", "version"],
+    long: [
+      "print-bytes",
+      "ignore-initial=",
+      "verbose",
+      "bytes=",
+      "quiet",
+      "silent",
+      "help",
+      "version",
+    ],
   },
 };

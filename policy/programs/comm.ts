@@ -11,6 +11,14 @@ export const comm: Program = {
   names: ["comm"],
   options: {
     short: "123z",
-    long: ["check-order", "nocheck-order", "output-delimiter=", "total", "zero-terminated", "help", "version"],
+    long: [
+      "check-order",
+      "nocheck-order",
+      "output-delimiter=",
+      "total",
+      "zero-terminated",
+      "help",
+      "version",
+    ],
   },
 };

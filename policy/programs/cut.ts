@@ -11,6 +11,17 @@ export const cut: Program = {
   names: ["cut"],
   options: {
     short: "b:c:d:f:nsz",
-    long: ["bytes=", "characters=", "delimiter=", "fields=", "complement", "only-delimited", "output-delimiter=", "zero-terminated", "help", "version"],
+    long: [
+      "bytes=",
+      "characters=",
+      "delimiter=",
+      "fields=",
+      "complement",
+      "only-delimited",
+      "output-delimiter=",
+      "zero-terminated",
+      "help",
+      "version",
+    ],
   },
 };

@@ -11,7 +11,21 @@ export const date: Program = {
   names: ["date"],
   options: {
     short: "d:f:I::Rr:s:u",
-    long: ["date=", "debug", "file=", "iso-8601=?", "resolution", "rfc-email", "rfc-3339=", "reference=", "set=", "utc", "universal", "help", "version"],
+    long: [
+      "date=",
+      "debug",
+      "file=",
+      "iso-8601=?",
+      "resolution",
+      "rfc-email",
+      "rfc-3339=",
+      "reference=",
+      "set=",
+      "utc",
+      "universal",
+      "help",
+      "version",
+    ],
   },
   refuse: {
     "s": "sets the clock",
@@ -19,6 +33,8 @@ export const date: Program = {
   },
   check(parsed) {
     const bad = parsed.operands.find((a) => !a.prefix.startsWith("+"));
-    return bad ? deny(`date ${bad.text}: an operand without + sets the clock`) : null;
+    return bad
+      ? deny(`date ${bad.text}: an operand without + sets the clock`)
+      : null;
   },
 };

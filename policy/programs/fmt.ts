@@ -11,7 +11,17 @@ export const fmt: Program = {
   names: ["fmt"],
   options: {
     short: "cp:stuw:g:",
-    long: ["crown-margin", "prefix=", "split-only", "tagged-paragraph", "uniform-spacing", "width=", "goal=", "help", "version"],
+    long: [
+      "crown-margin",
+      "prefix=",
+      "split-only",
+      "tagged-paragraph",
+      "uniform-spacing",
+      "width=",
+      "goal=",
+      "help",
+      "version",
+    ],
     numeric: /^-\d+$/,
   },
 };

@@ -13,7 +13,12 @@
  * @module
  */
 
-import { type Arg, OptionError, type OptionTable, parseOptions } from "../options.ts";
+import {
+  type Arg,
+  OptionError,
+  type OptionTable,
+  parseOptions,
+} from "../options.ts";
 import { ask, deny, type Problem, type Program } from "../program.ts";
 
 const w = (s: string): string[] => s.trim().split(/\s+/);
@@ -162,7 +167,16 @@ const SUBS: Record<string, Sub> = {
       expiry-date default= fixed-value
     `)),
     check(opts, operands) {
-      const reading = ["get", "get-all", "get-regexp", "get-urlmatch", "l", "list", "get-color", "get-colorbool"];
+      const reading = [
+        "get",
+        "get-all",
+        "get-regexp",
+        "get-urlmatch",
+        "l",
+        "list",
+        "get-color",
+        "get-colorbool",
+      ];
       if (reading.some((o) => opts.has(o))) return null;
       const first = operands[0]?.value;
       if (first === "get" || first === "list") return null;
@@ -176,7 +190,9 @@ const SUBS: Record<string, Sub> = {
       const first = operands[0]?.value;
       if (first === undefined) return null;
       if (first === "get-url") return null;
-      return deny(`git remote ${operands[0].text} changes remotes or contacts them`);
+      return deny(
+        `git remote ${operands[0].text} changes remotes or contacts them`,
+      );
     },
   },
   stash: {
@@ -193,7 +209,8 @@ const SUBS: Record<string, Sub> = {
     check(_opts, operands) {
       const first = operands[0]?.value;
       return first === undefined || first === "show" || first === "list" ||
-          (first !== null && first !== "expire" && first !== "delete" && first !== "exists" &&
+          (first !== null && first !== "expire" && first !== "delete" &&
+            first !== "exists" &&
             operands.length === 1)
         ? null
         : deny(`git reflog ${operands[0].text} changes the reflog`);
@@ -255,13 +272,17 @@ const SUBS: Record<string, Sub> = {
     `)),
   },
   "name-rev": {
-    table: table(w("tags refs= exclude= all stdin annotate-stdin name-only no-undefined always")),
+    table: table(
+      w("tags refs= exclude= all stdin annotate-stdin name-only no-undefined always"),
+    ),
   },
   "merge-base": {
     table: table(w("a all octopus is-ancestor independent fork-point")),
   },
   "show-ref": {
-    table: table(w("head heads branches tags d dereference s hash=? verify abbrev=? q quiet exclude-existing=? exists")),
+    table: table(
+      w("head heads branches tags d dereference s hash=? verify abbrev=? q quiet exclude-existing=? exists"),
+    ),
   },
   "for-each-ref": {
     table: table(w(`
@@ -278,7 +299,9 @@ const SUBS: Record<string, Sub> = {
   "rev-parse": ANYTHING,
   version: { table: table(w("build-options")) },
   help: {
-    table: table(w("a all g guides c config user-interfaces developer-interfaces no-external-commands no-aliases verbose")),
+    table: table(
+      w("a all g guides c config user-interfaces developer-interfaces no-external-commands no-aliases verbose"),
+    ),
     check(_opts, operands) {
       return operands.length === 0
         ? null
@@ -288,7 +311,14 @@ const SUBS: Record<string, Sub> = {
 };
 
 /** Global options that take the next word (or an `=value`). */
-const GLOBAL_VALUE = new Set(["-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--list-cmds"]);
+const GLOBAL_VALUE = new Set([
+  "-C",
+  "--git-dir",
+  "--work-tree",
+  "--namespace",
+  "--super-prefix",
+  "--list-cmds",
+]);
 const GLOBAL_FLAG = new Set([
   "--no-pager",
   "-P",

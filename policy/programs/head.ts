@@ -11,7 +11,16 @@ export const head: Program = {
   names: ["head"],
   options: {
     short: "c:n:qvz",
-    long: ["bytes=", "lines=", "quiet", "silent", "verbose", "zero-terminated", "help", "version"],
+    long: [
+      "bytes=",
+      "lines=",
+      "quiet",
+      "silent",
+      "verbose",
+      "zero-terminated",
+      "help",
+      "version",
+    ],
     numeric: /^-\d+[bcklmqv]*$/,
   },
 };

@@ -11,6 +11,22 @@ export const hexdump: Program = {
   names: ["hexdump", "hd"],
   options: {
     short: "bcCdoxL::e:f:n:s:vhV",
-    long: ["one-byte-octal", "one-byte-hex", "one-byte-char", "canonical", "two-bytes-decimal", "two-bytes-octal", "two-bytes-hex", "color=?", "format=", "format-file=", "length=", "skip=", "no-squeezing", "help", "version"],
+    long: [
+      "one-byte-octal",
+      "one-byte-hex",
+      "one-byte-char",
+      "canonical",
+      "two-bytes-decimal",
+      "two-bytes-octal",
+      "two-bytes-hex",
+      "color=?",
+      "format=",
+      "format-file=",
+      "length=",
+      "skip=",
+      "no-squeezing",
+      "help",
+      "version",
+    ],
   },
 };

@@ -12,7 +12,22 @@ export const hostname: Program = {
   names: ["hostname"],
   options: {
     short: "aAbdfF:iIsy",
-    long: ["alias", "all-fqdns", "boot", "domain", "fqdn", "long", "file=", "ip-address", "all-ip-addresses", "short", "yp", "nis", "help", "version"],
+    long: [
+      "alias",
+      "all-fqdns",
+      "boot",
+      "domain",
+      "fqdn",
+      "long",
+      "file=",
+      "ip-address",
+      "all-ip-addresses",
+      "short",
+      "yp",
+      "nis",
+      "help",
+      "version",
+    ],
   },
   refuse: {
     a: "looks the name up over the network",

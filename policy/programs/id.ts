@@ -11,6 +11,16 @@ export const id: Program = {
   names: ["id"],
   options: {
     short: "aZgGnruz",
-    long: ["context", "group", "groups", "name", "real", "user", "zero", "help", "version"],
+    long: [
+      "context",
+      "group",
+      "groups",
+      "name",
+      "real",
+      "user",
+      "zero",
+      "help",
+      "version",
+    ],
   },
 };

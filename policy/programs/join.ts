@@ -11,6 +11,14 @@ export const join: Program = {
   names: ["join"],
   options: {
     short: "a:e:ij:o:t:v:1:2:z",
-    long: ["ignore-case", "check-order", "nocheck-order", "header", "zero-terminated", "help", "version"],
+    long: [
+      "ignore-case",
+      "check-order",
+      "nocheck-order",
+      "header",
+      "zero-terminated",
+      "help",
+      "version",
+    ],
   },
 };

@@ -11,6 +11,18 @@ export const od: Program = {
   names: ["od"],
   options: {
     short: "A:j:N:S::t:vw::abcdfilosx",
-    long: ["address-radix=", "endian=", "skip-bytes=", "read-bytes=", "strings=?", "format=", "output-duplicates", "width=?", "traditional", "help", "version"],
+    long: [
+      "address-radix=",
+      "endian=",
+      "skip-bytes=",
+      "read-bytes=",
+      "strings=?",
+      "format=",
+      "output-duplicates",
+      "width=?",
+      "traditional",
+      "help",
+      "version",
+    ],
   },
 };

@@ -25,7 +25,9 @@ function judgePrintf(args: readonly Arg[]): Problem | null {
   } else return null;
   const v = name?.value ?? null;
   if (v === null || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) {
-    return deny("printf -v with a name that is not plain evaluates a subscript");
+    return deny(
+      "printf -v with a name that is not plain evaluates a subscript",
+    );
   }
   if (dangerousName(v)) return deny(`printf -v ${v} changes how commands run`);
   return null;

@@ -17,11 +17,15 @@ function names(parsed: Parsed, name: string, arrayOpt: string): Problem | null {
     ...parsed.options.filter((o) => o.name === arrayOpt).map((o) => o.value!),
   ];
   for (const t of targets) {
-    if (t.value === null) return ask(`${name} assigns to a name known only at run time`);
+    if (t.value === null) {
+      return ask(`${name} assigns to a name known only at run time`);
+    }
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(t.value)) {
       return deny(`${name} ${t.value}: a name that is not plain is evaluated`);
     }
-    if (dangerousName(t.value)) return deny(`${name} ${t.value} changes how commands run`);
+    if (dangerousName(t.value)) {
+      return deny(`${name} ${t.value} changes how commands run`);
+    }
   }
   return null;
 }

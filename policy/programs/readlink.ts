@@ -11,6 +11,17 @@ export const readlink: Program = {
   names: ["readlink"],
   options: {
     short: "femnqsvz",
-    long: ["canonicalize", "canonicalize-existing", "canonicalize-missing", "no-newline", "quiet", "silent", "verbose", "zero", "help", "version"],
+    long: [
+      "canonicalize",
+      "canonicalize-existing",
+      "canonicalize-missing",
+      "no-newline",
+      "quiet",
+      "silent",
+      "verbose",
+      "zero",
+      "help",
+      "version",
+    ],
   },
 };

@@ -11,6 +11,19 @@ export const realpath: Program = {
   names: ["realpath"],
   options: {
     short: "emLPqsz",
-    long: ["canonicalize-existing", "canonicalize-missing", "logical", "physical", "quiet", "relative-to=", "relative-base=", "strip", "no-symlinks", "zero", "help", "version"],
+    long: [
+      "canonicalize-existing",
+      "canonicalize-missing",
+      "logical",
+      "physical",
+      "quiet",
+      "relative-to=",
+      "relative-base=",
+      "strip",
+      "no-symlinks",
+      "zero",
+      "help",
+      "version",
+    ],
   },
 };

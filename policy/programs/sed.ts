@@ -64,4 +64,3 @@ export const sed: Program = {
       : ask(problem.reason);
   },
 };
-

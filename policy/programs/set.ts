@@ -11,7 +11,15 @@ import type { Arg } from "../options.ts";
 import { ask, type Problem, type Program } from "../program.ts";
 
 const LETTERS = /^[-+][euxvfC]+o?$/;
-const NAMES = new Set(["errexit", "nounset", "pipefail", "xtrace", "verbose", "noglob", "noclobber"]);
+const NAMES = new Set([
+  "errexit",
+  "nounset",
+  "pipefail",
+  "xtrace",
+  "verbose",
+  "noglob",
+  "noclobber",
+]);
 
 function judgeSet(args: readonly Arg[]): Problem | null {
   for (let i = 0; i < args.length; i++) {
@@ -23,7 +31,9 @@ function judgeSet(args: readonly Arg[]): Problem | null {
       const name = args[i + 1]?.value;
       if (name === undefined) continue;
       if (name === null || !NAMES.has(name)) {
-        return ask(`set -o ${args[i + 1].text} is not an option bashbox allows`);
+        return ask(
+          `set -o ${args[i + 1].text} is not an option bashbox allows`,
+        );
       }
       i++;
       continue;

@@ -34,7 +34,8 @@ export const hash: Program = {
   names: ["hash"],
   options: { short: "drlt" },
   check(parsed) {
-    return parsed.operands.length > 0 && !parsed.options.some((o) => o.name === "t")
+    return parsed.operands.length > 0 &&
+        !parsed.options.some((o) => o.name === "t")
       ? ask("hash NAME looks a command up and remembers it")
       : null;
   },

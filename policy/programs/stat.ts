@@ -11,6 +11,15 @@ export const stat: Program = {
   names: ["stat"],
   options: {
     short: "c:Lft",
-    long: ["dereference", "file-system", "cached=", "format=", "printf=", "terse", "help", "version"],
+    long: [
+      "dereference",
+      "file-system",
+      "cached=",
+      "format=",
+      "printf=",
+      "terse",
+      "help",
+      "version",
+    ],
   },
 };

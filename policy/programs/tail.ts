@@ -11,7 +11,21 @@ export const tail: Program = {
   names: ["tail"],
   options: {
     short: "c:fFn:qs:vz",
-    long: ["bytes=", "follow=?", "lines=", "max-unchanged-stats=", "pid=", "quiet", "silent", "retry", "sleep-interval=", "verbose", "zero-terminated", "help", "version"],
+    long: [
+      "bytes=",
+      "follow=?",
+      "lines=",
+      "max-unchanged-stats=",
+      "pid=",
+      "quiet",
+      "silent",
+      "retry",
+      "sleep-interval=",
+      "verbose",
+      "zero-terminated",
+      "help",
+      "version",
+    ],
     numeric: /^-\d+[bcklfq]*$/,
   },
   refuse: {

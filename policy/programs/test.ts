@@ -12,18 +12,55 @@ import type { Arg } from "../options.ts";
 import { ask, deny, type Problem, type Program } from "../program.ts";
 
 const BINARY = new Set([
-  "=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt",
-  "-ot", "-ef", "=~",
+  "=",
+  "==",
+  "!=",
+  "<",
+  ">",
+  "-eq",
+  "-ne",
+  "-lt",
+  "-le",
+  "-gt",
+  "-ge",
+  "-nt",
+  "-ot",
+  "-ef",
+  "=~",
 ]);
 const UNARY = new Set([
-  "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-L", "-n", "-N",
-  "-O", "-G", "-p", "-r", "-s", "-S", "-t", "-u", "-w", "-x", "-z", "-o",
+  "-a",
+  "-b",
+  "-c",
+  "-d",
+  "-e",
+  "-f",
+  "-g",
+  "-h",
+  "-k",
+  "-L",
+  "-n",
+  "-N",
+  "-O",
+  "-G",
+  "-p",
+  "-r",
+  "-s",
+  "-S",
+  "-t",
+  "-u",
+  "-w",
+  "-x",
+  "-z",
+  "-o",
 ]);
 
 const lit = (a: Arg | undefined, s: string): boolean => a?.value === s;
 
 function unsure(): Problem {
-  return ask("test has a word known only at run time where an operator could stand");
+  return ask(
+    "test has a word known only at run time where an operator could stand",
+  );
 }
 
 /** Checks a group of at most four words (POSIX's table). */

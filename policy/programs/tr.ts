@@ -11,6 +11,13 @@ export const tr: Program = {
   names: ["tr"],
   options: {
     short: "cCdst",
-    long: ["complement", "delete", "squeeze-repeats", "truncate-set1", "help", "version"],
+    long: [
+      "complement",
+      "delete",
+      "squeeze-repeats",
+      "truncate-set1",
+      "help",
+      "version",
+    ],
   },
 };

@@ -11,6 +11,18 @@ export const uname: Program = {
   names: ["uname", "arch"],
   options: {
     short: "asnrvmpio",
-    long: ["all", "kernel-name", "nodename", "kernel-release", "kernel-version", "machine", "processor", "hardware-platform", "operating-system", "help", "version"],
+    long: [
+      "all",
+      "kernel-name",
+      "nodename",
+      "kernel-release",
+      "kernel-version",
+      "machine",
+      "processor",
+      "hardware-platform",
+      "operating-system",
+      "help",
+      "version",
+    ],
   },
 };

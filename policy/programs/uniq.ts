@@ -11,7 +11,20 @@ export const uniq: Program = {
   names: ["uniq"],
   options: {
     short: "cdDf:is:uzw:",
-    long: ["count", "repeated", "all-repeated=?", "skip-fields=", "group=?", "ignore-case", "skip-chars=", "unique", "zero-terminated", "check-chars=", "help", "version"],
+    long: [
+      "count",
+      "repeated",
+      "all-repeated=?",
+      "skip-fields=",
+      "group=?",
+      "ignore-case",
+      "skip-chars=",
+      "unique",
+      "zero-terminated",
+      "check-chars=",
+      "help",
+      "version",
+    ],
     numeric: /^-\d+$/,
   },
   check(parsed) {

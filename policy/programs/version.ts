@@ -10,17 +10,60 @@ import type { Arg } from "../options.ts";
 import { ask, type Problem, type Program } from "../program.ts";
 
 const TOOLS = [
-  "node", "npm", "npx", "pnpm", "yarn", "deno", "bun", "python", "python3",
-  "pip", "pip3", "ruby", "gem", "perl", "php", "go",
-  "cargo", "rustc", "rustup", "gcc", "g++", "cc", "clang", "make", "cmake",
-  "tsc", "bash", "sh", "zsh", "curl", "wget", "docker", "kubectl",
-  "terraform", "dotnet", "swift", "kotlin", "mvn", "gradle", "less",
-  "ssh", "openssl", "sqlite3", "psql", "mysql", "redis-cli",
+  "node",
+  "npm",
+  "npx",
+  "pnpm",
+  "yarn",
+  "deno",
+  "bun",
+  "python",
+  "python3",
+  "pip",
+  "pip3",
+  "ruby",
+  "gem",
+  "perl",
+  "php",
+  "go",
+  "cargo",
+  "rustc",
+  "rustup",
+  "gcc",
+  "g++",
+  "cc",
+  "clang",
+  "make",
+  "cmake",
+  "tsc",
+  "bash",
+  "sh",
+  "zsh",
+  "curl",
+  "wget",
+  "docker",
+  "kubectl",
+  "terraform",
+  "dotnet",
+  "swift",
+  "kotlin",
+  "mvn",
+  "gradle",
+  "less",
+  "ssh",
+  "openssl",
+  "sqlite3",
+  "psql",
+  "mysql",
+  "redis-cli",
 ];
 
 function judgeVersion(args: readonly Arg[], name: string): Problem | null {
   const v = args.map((a) => a.value);
-  if (v.length === 1 && (v[0] === "--version" || v[0] === "-V" && name.startsWith("python"))) {
+  if (
+    v.length === 1 &&
+    (v[0] === "--version" || v[0] === "-V" && name.startsWith("python"))
+  ) {
     return null;
   }
   if (name === "go" && v.length === 1 && v[0] === "version") return null;

@@ -11,6 +11,16 @@ export const wc: Program = {
   names: ["wc"],
   options: {
     short: "cmlLw",
-    long: ["bytes", "chars", "lines", "files0-from=", "max-line-length", "total=", "words", "help", "version"],
+    long: [
+      "bytes",
+      "chars",
+      "lines",
+      "files0-from=",
+      "max-line-length",
+      "total=",
+      "words",
+      "help",
+      "version",
+    ],
   },
 };

@@ -14,7 +14,8 @@ const VALUE = new Set(["c", "g", "l", "n", "o", "s", "R"]);
 /** Letters without a value. */
 const FLAG = new Set(["a", "b", "C", "d", "E", "e", "h", "i", "p", "u", "v"]);
 /** Long spellings xxd accepts for value options (so `-len` is not `-l en`). */
-const LONG = /^-(cols|groupsize|len|name|offset|seek|capitalize|autoskip|bits|include|postscript|plain|ps|version|help|EBCDIC|uppercase)$/;
+const LONG =
+  /^-(cols|groupsize|len|name|offset|seek|capitalize|autoskip|bits|include|postscript|plain|ps|version|help|EBCDIC|uppercase)$/;
 
 function judgeXxd(args: readonly Arg[]): Problem | null {
   const operands: Arg[] = [];
@@ -24,7 +25,9 @@ function judgeXxd(args: readonly Arg[]): Problem | null {
     const v = a.value;
     if (v === null) {
       if (a.dash || a.many) {
-        return ask("xxd has a word known only at run time that could be an option");
+        return ask(
+          "xxd has a word known only at run time that could be an option",
+        );
       }
       operands.push(a);
       continue;

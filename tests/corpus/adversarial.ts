@@ -202,4 +202,3 @@ export const ADVERSARIAL: Record<string, string[]> = {
   ],
   "syntax": ["echo 'abc", "if true; then", "$(", "echo ${"],
 };
-

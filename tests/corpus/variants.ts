@@ -19,7 +19,10 @@ export interface Variant {
 }
 
 /** The long options of a table that are unique prefixes of `name`, from shortest. */
-export function abbreviations(name: string, longs: readonly string[]): string[] {
+export function abbreviations(
+  name: string,
+  longs: readonly string[],
+): string[] {
   const out: string[] = [];
   for (let n = 1; n <= name.length; n++) {
     const p = name.slice(0, n);
@@ -47,35 +50,312 @@ interface Danger {
 }
 
 const SORT_LONGS = [
-  "ignore-leading-blanks", "dictionary-order", "ignore-case",
-  "general-numeric-sort", "ignore-nonprinting", "month-sort",
-  "human-numeric-sort", "numeric-sort", "random-sort", "random-source",
-  "reverse", "sort", "version-sort", "batch-size", "check",
-  "compress-program", "debug", "files0-from", "key", "merge", "output",
-  "stable", "buffer-size", "field-separator", "temporary-directory",
-  "parallel", "unique", "zero-terminated", "help", "version",
+  "ignore-leading-blanks",
+  "dictionary-order",
+  "ignore-case",
+  "general-numeric-sort",
+  "ignore-nonprinting",
+  "month-sort",
+  "human-numeric-sort",
+  "numeric-sort",
+  "random-sort",
+  "random-source",
+  "reverse",
+  "sort",
+  "version-sort",
+  "batch-size",
+  "check",
+  "compress-program",
+  "debug",
+  "files0-from",
+  "key",
+  "merge",
+  "output",
+  "stable",
+  "buffer-size",
+  "field-separator",
+  "temporary-directory",
+  "parallel",
+  "unique",
+  "zero-terminated",
+  "help",
+  "version",
 ];
 
 const DANGERS: Danger[] = [
-  { program: "sort", safeFlag: "u", operand: "f", short: "o", long: "output", value: "out.txt", longs: SORT_LONGS },
-  { program: "sort", safeFlag: "n", operand: "f", long: "compress-program", value: "pwn", longs: SORT_LONGS },
-  { program: "sort", safeFlag: "r", operand: "f", short: "T", long: "temporary-directory", value: "d", longs: SORT_LONGS },
-  { program: "sed", safeFlag: "n", operand: "p", short: "i", long: "in-place", longs: ["binary", "debug", "expression", "file", "follow-symlinks", "in-place", "line-length", "null-data", "zero-terminated", "posix", "quiet", "silent", "regexp-extended", "sandbox", "separate", "unbuffered", "help", "version"], rest: "f" },
-  { program: "tail", safeFlag: "q", operand: "f", short: "f", long: "follow", longs: ["bytes", "follow", "lines", "max-unchanged-stats", "pid", "quiet", "silent", "retry", "sleep-interval", "verbose", "zero-terminated", "help", "version"] },
-  { program: "date", safeFlag: "u", operand: "", short: "s", long: "set", value: "2001-01-01", longs: ["date", "debug", "file", "iso-8601", "resolution", "rfc-email", "rfc-3339", "reference", "set", "utc", "universal", "help", "version"] },
-  { program: "file", safeFlag: "b", operand: "f", short: "C", long: "compile", longs: ["help", "version", "magic-file", "uncompress", "uncompress-noreport", "brief", "checking-printout", "exclude", "exclude-quiet", "files-from", "separator", "mime", "mime-encoding", "apple", "extension", "mime-type", "keep-going", "list", "dereference", "no-dereference", "no-buffer", "no-pad", "print0", "preserve-date", "parameter", "raw", "special-files", "no-sandbox", "compile", "debug"] },
-  { program: "hostname", safeFlag: "s", operand: "", short: "F", long: "file", value: "name.txt", longs: ["alias", "all-fqdns", "boot", "domain", "fqdn", "long", "file", "ip-address", "all-ip-addresses", "short", "yp", "nis", "help", "version"] },
-  { program: "diff", safeFlag: "u", operand: "a b", short: "l", long: "paginate", longs: ["normal", "brief", "paginate", "label", "left-column", "line-format", "help", "version"] },
-  { program: "rg", safeFlag: "n", operand: "x", long: "pre", value: "pwn", longs: ["pre", "pre-glob", "pretty", "passthru", "passthrough", "path-separator", "pcre2", "pcre2-version"] },
-  { program: "rg", safeFlag: "i", operand: "x", short: "z", long: "search-zip", longs: ["search-zip", "smart-case", "sort", "sortr", "stats", "stop-on-nonmatch"] },
-  { program: "tree", safeFlag: "a", operand: ".", short: "o", value: "out.txt", longs: [] },
+  {
+    program: "sort",
+    safeFlag: "u",
+    operand: "f",
+    short: "o",
+    long: "output",
+    value: "out.txt",
+    longs: SORT_LONGS,
+  },
+  {
+    program: "sort",
+    safeFlag: "n",
+    operand: "f",
+    long: "compress-program",
+    value: "pwn",
+    longs: SORT_LONGS,
+  },
+  {
+    program: "sort",
+    safeFlag: "r",
+    operand: "f",
+    short: "T",
+    long: "temporary-directory",
+    value: "d",
+    longs: SORT_LONGS,
+  },
+  {
+    program: "sed",
+    safeFlag: "n",
+    operand: "p",
+    short: "i",
+    long: "in-place",
+    longs: [
+      "binary",
+      "debug",
+      "expression",
+      "file",
+      "follow-symlinks",
+      "in-place",
+      "line-length",
+      "null-data",
+      "zero-terminated",
+      "posix",
+      "quiet",
+      "silent",
+      "regexp-extended",
+      "sandbox",
+      "separate",
+      "unbuffered",
+      "help",
+      "version",
+    ],
+    rest: "f",
+  },
+  {
+    program: "tail",
+    safeFlag: "q",
+    operand: "f",
+    short: "f",
+    long: "follow",
+    longs: [
+      "bytes",
+      "follow",
+      "lines",
+      "max-unchanged-stats",
+      "pid",
+      "quiet",
+      "silent",
+      "retry",
+      "sleep-interval",
+      "verbose",
+      "zero-terminated",
+      "help",
+      "version",
+    ],
+  },
+  {
+    program: "date",
+    safeFlag: "u",
+    operand: "",
+    short: "s",
+    long: "set",
+    value: "2001-01-01",
+    longs: [
+      "date",
+      "debug",
+      "file",
+      "iso-8601",
+      "resolution",
+      "rfc-email",
+      "rfc-3339",
+      "reference",
+      "set",
+      "utc",
+      "universal",
+      "help",
+      "version",
+    ],
+  },
+  {
+    program: "file",
+    safeFlag: "b",
+    operand: "f",
+    short: "C",
+    long: "compile",
+    longs: [
+      "help",
+      "version",
+      "magic-file",
+      "uncompress",
+      "uncompress-noreport",
+      "brief",
+      "checking-printout",
+      "exclude",
+      "exclude-quiet",
+      "files-from",
+      "separator",
+      "mime",
+      "mime-encoding",
+      "apple",
+      "extension",
+      "mime-type",
+      "keep-going",
+      "list",
+      "dereference",
+      "no-dereference",
+      "no-buffer",
+      "no-pad",
+      "print0",
+      "preserve-date",
+      "parameter",
+      "raw",
+      "special-files",
+      "no-sandbox",
+      "compile",
+      "debug",
+    ],
+  },
+  {
+    program: "hostname",
+    safeFlag: "s",
+    operand: "",
+    short: "F",
+    long: "file",
+    value: "name.txt",
+    longs: [
+      "alias",
+      "all-fqdns",
+      "boot",
+      "domain",
+      "fqdn",
+      "long",
+      "file",
+      "ip-address",
+      "all-ip-addresses",
+      "short",
+      "yp",
+      "nis",
+      "help",
+      "version",
+    ],
+  },
+  {
+    program: "diff",
+    safeFlag: "u",
+    operand: "a b",
+    short: "l",
+    long: "paginate",
+    longs: [
+      "normal",
+      "brief",
+      "paginate",
+      "label",
+      "left-column",
+      "line-format",
+      "help",
+      "version",
+    ],
+  },
+  {
+    program: "rg",
+    safeFlag: "n",
+    operand: "x",
+    long: "pre",
+    value: "pwn",
+    longs: [
+      "pre",
+      "pre-glob",
+      "pretty",
+      "passthru",
+      "passthrough",
+      "path-separator",
+      "pcre2",
+      "pcre2-version",
+    ],
+  },
+  {
+    program: "rg",
+    safeFlag: "i",
+    operand: "x",
+    short: "z",
+    long: "search-zip",
+    longs: [
+      "search-zip",
+      "smart-case",
+      "sort",
+      "sortr",
+      "stats",
+      "stop-on-nonmatch",
+    ],
+  },
+  {
+    program: "tree",
+    safeFlag: "a",
+    operand: ".",
+    short: "o",
+    value: "out.txt",
+    longs: [],
+  },
   { program: "tree", safeFlag: "a", operand: ".", short: "R", longs: [] },
-  { program: "awk", operand: "1", short: "f", value: "prog.awk", longs: [], rest: "f" },
-  { program: "gawk", operand: "1", short: "o", long: "pretty-print", value: "out.txt", longs: ["pretty-print", "profile", "posix"], rest: "f" },
-  { program: "gawk", operand: "1", short: "p", long: "profile", value: "out.txt", longs: ["pretty-print", "profile", "posix"], rest: "f" },
-  { program: "gawk", operand: "1", short: "d", long: "dump-variables", value: "out.txt", longs: ["dump-variables", "debug"], rest: "f" },
-  { program: "gawk", operand: "1", short: "l", long: "load", value: "x", longs: ["load", "lint", "lint-old"], rest: "f" },
-  { program: "gawk", operand: "1", short: "i", long: "include", value: "inplace", longs: ["include"], rest: "f" },
+  {
+    program: "awk",
+    operand: "1",
+    short: "f",
+    value: "prog.awk",
+    longs: [],
+    rest: "f",
+  },
+  {
+    program: "gawk",
+    operand: "1",
+    short: "o",
+    long: "pretty-print",
+    value: "out.txt",
+    longs: ["pretty-print", "profile", "posix"],
+    rest: "f",
+  },
+  {
+    program: "gawk",
+    operand: "1",
+    short: "p",
+    long: "profile",
+    value: "out.txt",
+    longs: ["pretty-print", "profile", "posix"],
+    rest: "f",
+  },
+  {
+    program: "gawk",
+    operand: "1",
+    short: "d",
+    long: "dump-variables",
+    value: "out.txt",
+    longs: ["dump-variables", "debug"],
+    rest: "f",
+  },
+  {
+    program: "gawk",
+    operand: "1",
+    short: "l",
+    long: "load",
+    value: "x",
+    longs: ["load", "lint", "lint-old"],
+    rest: "f",
+  },
+  {
+    program: "gawk",
+    operand: "1",
+    short: "i",
+    long: "include",
+    value: "inplace",
+    longs: ["include"],
+    rest: "f",
+  },
 ];
 
 function spellings(d: Danger): string[] {
@@ -84,17 +364,29 @@ function spellings(d: Danger): string[] {
   if (d.short) {
     if (v === undefined) {
       out.push(`-${d.short}`);
-      if (d.safeFlag) out.push(`-${d.safeFlag}${d.short}`, `-${d.short}${d.safeFlag}`);
+      if (d.safeFlag) {
+        out.push(`-${d.safeFlag}${d.short}`, `-${d.short}${d.safeFlag}`);
+      }
     } else {
       out.push(`-${d.short} ${v}`, `-${d.short}${v}`);
-      if (d.safeFlag) out.push(`-${d.safeFlag}${d.short} ${v}`, `-${d.safeFlag}${d.short}${v}`);
+      if (d.safeFlag) {
+        out.push(
+          `-${d.safeFlag}${d.short} ${v}`,
+          `-${d.safeFlag}${d.short}${v}`,
+        );
+      }
       out.push(`-${d.short}'${v}'`, `'-${d.short}' ${v}`, `-"${d.short}"${v}`);
     }
   }
   if (d.long) {
     for (const a of abbreviations(d.long, d.longs)) {
       if (v === undefined) out.push(`--${a}`, `'--${a}'`, `--"${a}"`);
-      else out.push(`--${a}=${v}`, `--${a} ${v}`, `"--${a}=${v}"`, `--${a}=\\${v}`);
+      else {out.push(
+          `--${a}=${v}`,
+          `--${a} ${v}`,
+          `"--${a}=${v}"`,
+          `--${a}=\\${v}`,
+        );}
     }
   }
   return out;
@@ -107,23 +399,48 @@ export function optionVariants(): Variant[] {
     for (const s of spellings(d)) {
       const rest = d.rest ? ` ${d.rest}` : "";
       const family = `option ${d.program} ${s}`;
-      out.push({ family, command: `${d.program} ${s} ${d.operand}${rest}`.replace(/ +/g, " ").trim() });
+      out.push({
+        family,
+        command: `${d.program} ${s} ${d.operand}${rest}`.replace(/ +/g, " ")
+          .trim(),
+      });
       if (d.operand) {
         // After operands: GNU getopt permutes (not awk, whose program ends its options).
         if (!/awk$/.test(d.program)) {
-          out.push({ family, command: `${d.program} ${d.operand}${rest} ${s}` });
+          out.push({
+            family,
+            command: `${d.program} ${d.operand}${rest} ${s}`,
+          });
         }
-        out.push({ family, command: `${d.program} ${s} -- ${d.operand}${rest}` });
+        out.push({
+          family,
+          command: `${d.program} ${s} -- ${d.operand}${rest}`,
+        });
       }
     }
     // Inside braces: {-o,out} becomes two words.
     if (d.short && d.value) {
-      out.push({ family: `brace ${d.program}`, command: `${d.program} {-${d.short},${d.value}} ${d.operand}${d.rest ? " " + d.rest : ""}` });
-      out.push({ family: `brace ${d.program}`, command: `${d.program} {'-${d.short}',"${d.value}"} ${d.operand}${d.rest ? " " + d.rest : ""}` });
+      out.push({
+        family: `brace ${d.program}`,
+        command: `${d.program} {-${d.short},${d.value}} ${d.operand}${
+          d.rest ? " " + d.rest : ""
+        }`,
+      });
+      out.push({
+        family: `brace ${d.program}`,
+        command: `${d.program} {'-${d.short}',"${d.value}"} ${d.operand}${
+          d.rest ? " " + d.rest : ""
+        }`,
+      });
     }
     if (d.long) {
       const first = d.operand.split(" ")[0] || "x";
-      out.push({ family: `brace ${d.program}`, command: `${d.program} {--${d.long}${d.value ? "=" + d.value : ""},${first}}${d.rest ? " " + d.rest : ""}` });
+      out.push({
+        family: `brace ${d.program}`,
+        command: `${d.program} {--${d.long}${
+          d.value ? "=" + d.value : ""
+        },${first}}${d.rest ? " " + d.rest : ""}`,
+      });
     }
   }
   // Programs whose operands write or set.
@@ -168,8 +485,62 @@ export function optionVariants(): Variant[] {
     out.push({ family: "tar mode", command: `tar -f a.tar -${mode} f` });
     out.push({ family: "tar mode", command: `tar tf a.tar -${mode}` });
   }
-  for (const long of ["create", "extract", "get", "append", "update", "delete", "concatenate", "catenate", "diff", "compare"]) {
-    for (const a of abbreviations(long, ["create", "checkpoint", "checkpoint-action", "check-links", "check-device", "clamp-mtime", "compare", "compress", "concatenate", "catenate", "delete", "delay-directory-restore", "dereference", "diff", "directory", "extract", "exclude", "get", "gzip", "group", "gunzip", "gnu", "append", "atime-preserve", "acls", "after-date", "anchored", "auto-compress", "absolute-names", "update", "utc", "unlink-first", "uncompress", "ungzip", "unquote", "use-compress-program", "usage", "ustar"]).slice(0, 3)) {
+  for (
+    const long of [
+      "create",
+      "extract",
+      "get",
+      "append",
+      "update",
+      "delete",
+      "concatenate",
+      "catenate",
+      "diff",
+      "compare",
+    ]
+  ) {
+    for (
+      const a of abbreviations(long, [
+        "create",
+        "checkpoint",
+        "checkpoint-action",
+        "check-links",
+        "check-device",
+        "clamp-mtime",
+        "compare",
+        "compress",
+        "concatenate",
+        "catenate",
+        "delete",
+        "delay-directory-restore",
+        "dereference",
+        "diff",
+        "directory",
+        "extract",
+        "exclude",
+        "get",
+        "gzip",
+        "group",
+        "gunzip",
+        "gnu",
+        "append",
+        "atime-preserve",
+        "acls",
+        "after-date",
+        "anchored",
+        "auto-compress",
+        "absolute-names",
+        "update",
+        "utc",
+        "unlink-first",
+        "uncompress",
+        "ungzip",
+        "unquote",
+        "use-compress-program",
+        "usage",
+        "ustar",
+      ]).slice(0, 3)
+    ) {
       out.push({ family: "tar mode", command: `tar --${a} -f a.tar f` });
     }
   }
@@ -223,7 +594,20 @@ export function sedVariants(): Variant[] {
     "s/a\\/b/c/e",
     "y/a/b/;e",
   ];
-  const addresses = ["", "1", "$", "/x/", "1,3", "/a/,/b/", "0~2", "1,+2", "\\%x%", "2!", "/x/I", "/x/ !"];
+  const addresses = [
+    "",
+    "1",
+    "$",
+    "/x/",
+    "1,3",
+    "/a/,/b/",
+    "0~2",
+    "1,+2",
+    "\\%x%",
+    "2!",
+    "/x/I",
+    "/x/ !",
+  ];
   for (const cmd of bad) {
     for (const addr of addresses) {
       const script = `${addr}${cmd}`;
@@ -254,7 +638,7 @@ export function sedVariants(): Variant[] {
       "sed -s -i p f",
       "sed -E -i p f",
       "sed p f -i",
-      "sed \"$script\" f",
+      'sed "$script" f',
       "sed -e 'a\\' -e 'x' -e 'e pwn' f",
       "sed 's/x/y/;e pwn' f",
       "sed '1!G;h;$!d;e pwn' f",
@@ -283,7 +667,7 @@ export function awkVariants(): Variant[] {
     '{ print \\\n > "out" }',
     '{ f = "out"; print > f }',
     'BEGIN { getline x < "/inet/tcp/0/127.0.0.1/80" }',
-    'BEGIN { getline < f }',
+    "BEGIN { getline < f }",
     '@load "filefuncs"; BEGIN { }',
     '@include "x.awk"',
     'function f(){} BEGIN { g = "system"; @g("pwn") }',
@@ -300,14 +684,29 @@ export function awkVariants(): Variant[] {
       out.push({ family: "awk program", command: `${name} -F: ${q} f` });
       out.push({ family: "awk program", command: `${name} -v x=1 -- ${q} f` });
     }
-    out.push({ family: "awk program", command: `${name} -e 'BEGIN{system("pwn")}'` });
-    out.push({ family: "awk program", command: `${name} --source='BEGIN{system("pwn")}'` });
+    out.push({
+      family: "awk program",
+      command: `${name} -e 'BEGIN{system("pwn")}'`,
+    });
+    out.push({
+      family: "awk program",
+      command: `${name} --source='BEGIN{system("pwn")}'`,
+    });
     out.push({ family: "awk program", command: `${name} -f prog.awk f` });
     out.push({ family: "awk program", command: `${name} -W exec prog.awk` });
     out.push({ family: "awk program", command: `${name} "$prog" f` });
-    out.push({ family: "awk program", command: `${name} -i inplace '{print}' f` });
-    out.push({ family: "awk program", command: `${name} -iinplace '{print}' f` });
-    out.push({ family: "awk program", command: `${name} --include=inplace '{print}' f` });
+    out.push({
+      family: "awk program",
+      command: `${name} -i inplace '{print}' f`,
+    });
+    out.push({
+      family: "awk program",
+      command: `${name} -iinplace '{print}' f`,
+    });
+    out.push({
+      family: "awk program",
+      command: `${name} --include=inplace '{print}' f`,
+    });
   }
   return out;
 }
@@ -331,14 +730,28 @@ export function findVariants(): Variant[] {
     const q = a.replace(/;$/, "\\;");
     out.push({ family: "find action", command: `find . ${q}` });
     out.push({ family: "find action", command: `find . -name x ${q}` });
-    out.push({ family: "find action", command: `find . \\( -name x -o ${q} \\)` });
+    out.push({
+      family: "find action",
+      command: `find . \\( -name x -o ${q} \\)`,
+    });
     out.push({ family: "find action", command: `find . ! -name x -a ${q}` });
     out.push({ family: "find action", command: `find -L . -maxdepth 1 ${q}` });
     out.push({ family: "find action", command: `find . -name x , ${q}` });
     const [first, ...rest] = a.split(" ");
-    out.push({ family: "find action", command: `find . {${first},x} ${rest.join(" ").replace(/;$/, "\\;")}` });
-    out.push({ family: "find action", command: `find . '${first}' ${rest.join(" ").replace(/;$/, "\\;")}` });
-    out.push({ family: "find action", command: `find . -${first.slice(1, 3)}''${first.slice(3)} ${rest.join(" ").replace(/;$/, "\\;")}` });
+    out.push({
+      family: "find action",
+      command: `find . {${first},x} ${rest.join(" ").replace(/;$/, "\\;")}`,
+    });
+    out.push({
+      family: "find action",
+      command: `find . '${first}' ${rest.join(" ").replace(/;$/, "\\;")}`,
+    });
+    out.push({
+      family: "find action",
+      command: `find . -${first.slice(1, 3)}''${first.slice(3)} ${
+        rest.join(" ").replace(/;$/, "\\;")
+      }`,
+    });
   }
   for (
     const c of [
@@ -563,20 +976,61 @@ export function allVariants(): Variant[] {
  * Deny-rule evasions: with `deny: ["rm"]`, each must be `deny`; `refuse`
  * marks what cannot be resolved (any decision but `allow`).
  */
-export function denyRuleVariants(): { command: string; expect: "deny" | "ask" | "refuse" }[] {
+export function denyRuleVariants(): {
+  command: string;
+  expect: "deny" | "ask" | "refuse";
+}[] {
   const out: { command: string; expect: "deny" | "ask" | "refuse" }[] = [];
   const wrappers = [
-    "command", "command --", "command -p", "builtin", "exec", "env", "env -i",
-    "env A=1", "env -u X", "env -- ", "nice", "nice -n 5", "nice -5", "nohup",
-    "timeout 5", "timeout -s KILL 5", "timeout --signal=KILL 5", "time",
-    "time -p", "stdbuf -o0", "xargs", "xargs -0", "xargs -n 1", "setsid",
-    "sudo", "sudo -u root", "ionice -c 3",
+    "command",
+    "command --",
+    "command -p",
+    "builtin",
+    "exec",
+    "env",
+    "env -i",
+    "env A=1",
+    "env -u X",
+    "env -- ",
+    "nice",
+    "nice -n 5",
+    "nice -5",
+    "nohup",
+    "timeout 5",
+    "timeout -s KILL 5",
+    "timeout --signal=KILL 5",
+    "time",
+    "time -p",
+    "stdbuf -o0",
+    "xargs",
+    "xargs -0",
+    "xargs -n 1",
+    "setsid",
+    "sudo",
+    "sudo -u root",
+    "ionice -c 3",
   ];
-  const names = ["rm", "/bin/rm", "/usr/bin/rm", "./rm", "r''m", "\\rm", '"rm"', "{rm,-f}", "{rm,}", "r{m,}"];
+  const names = [
+    "rm",
+    "/bin/rm",
+    "/usr/bin/rm",
+    "./rm",
+    "r''m",
+    "\\rm",
+    '"rm"',
+    "{rm,-f}",
+    "{rm,}",
+    "r{m,}",
+  ];
   for (const n of names) {
     out.push({ command: `${n} -rf x`, expect: "deny" });
-    for (const w of wrappers) out.push({ command: `${w} ${n} -rf x`, expect: "deny" });
-    out.push({ command: `command ${n.startsWith("{") ? n : n} x; ls`, expect: "deny" });
+    for (const w of wrappers) {
+      out.push({ command: `${w} ${n} -rf x`, expect: "deny" });
+    }
+    out.push({
+      command: `command ${n.startsWith("{") ? n : n} x; ls`,
+      expect: "deny",
+    });
     out.push({ command: `nice timeout 5 env ${n} x`, expect: "deny" });
   }
   for (const sh of ["bash", "sh", "dash", "/bin/sh", "zsh"]) {
@@ -591,7 +1045,7 @@ export function denyRuleVariants(): { command: string; expect: "deny" | "ask" | 
     const c of [
       "eval rm x",
       "eval 'rm -rf x'",
-      "eval \"ls; rm x\"",
+      'eval "ls; rm x"',
       "find . -exec rm {} \\;",
       "find . -execdir /bin/rm {} +",
       "find . -ok rm {} \\;",
@@ -610,8 +1064,8 @@ export function denyRuleVariants(): { command: string; expect: "deny" | "ask" | 
       "$cmd x",
       "${cmd} x",
       "$(echo rm) x",
-      "eval \"$x\"",
-      "bash -c \"$x\"",
+      'eval "$x"',
+      'bash -c "$x"',
       "source f",
       ". f",
       "r*m x",
