@@ -14,16 +14,24 @@ import type { Arg } from "./options.ts";
 
 /** One character of a word, or an expansion whose value is unknown. */
 type Piece =
-  | { ch: string; active: boolean }
+  | { ch: string; active: boolean; quoted?: boolean }
   | { opaque: true; quoted: boolean; many: boolean };
 
 const MAX_WORDS = 4096;
+/** Pieces looked at while expanding one word. */
+const MAX_WORK = 300_000;
 
 function pieces(word: Word): Piece[] {
   const out: Piece[] = [];
   for (const part of word.parts) {
     if (part.type === "Lit") {
-      for (const ch of part.value) out.push({ ch, active: !part.quoted });
+      // A quoted empty string still makes a word: keep a mark of it.
+      if (part.quoted && part.value === "") {
+        out.push({ ch: "", active: false, quoted: true });
+      }
+      for (const ch of part.value) {
+        out.push({ ch, active: !part.quoted, quoted: part.quoted });
+      }
       continue;
     }
     if (part.type === "ProcSubst") {
@@ -45,34 +53,37 @@ function isCh(p: Piece | undefined, ch: string): boolean {
   return p !== undefined && "ch" in p && p.active && p.ch === ch;
 }
 
-/** Finds the first brace expression: [open, close, comma positions] or null. */
+/**
+ * Finds the leftmost brace expression (one pass, braces matched with a
+ * stack): its open and close positions and its top-level commas, or null.
+ */
 function findBrace(
   ps: Piece[],
 ): { open: number; close: number; commas: number[] } | null {
-  for (let i = 0; i < ps.length; i++) {
-    if (!isCh(ps[i], "{")) continue;
-    let depth = 0;
-    const commas: number[] = [];
-    for (let j = i + 1; j < ps.length; j++) {
-      if (isCh(ps[j], "{")) depth++;
-      else if (isCh(ps[j], "}")) {
-        if (depth === 0) {
-          if (commas.length > 0) return { open: i, close: j, commas };
-          const inner = ps.slice(i + 1, j);
-          if (inner.every((p) => "ch" in p)) {
-            const text = inner.map((p) => (p as { ch: string }).ch).join("");
-            if (
-              /^(-?\d+\.\.-?\d+(\.\.-?\d+)?|[A-Za-z]\.\.[A-Za-z](\.\.-?\d+)?)$/
-                .test(text)
-            ) return { open: i, close: j, commas: [] };
-          }
-          break;
-        }
-        depth--;
-      } else if (depth === 0 && isCh(ps[j], ",")) commas.push(j);
+  const stack: { open: number; commas: number[] }[] = [];
+  let best: { open: number; close: number; commas: number[] } | null = null;
+  for (let j = 0; j < ps.length; j++) {
+    if (isCh(ps[j], "{")) stack.push({ open: j, commas: [] });
+    else if (isCh(ps[j], ",") && stack.length > 0) {
+      stack[stack.length - 1].commas.push(j);
+    } else if (isCh(ps[j], "}") && stack.length > 0) {
+      const top = stack.pop()!;
+      if (best !== null && best.open < top.open) continue;
+      if (top.commas.length > 0 || isSequence(ps, top.open, j)) {
+        best = { open: top.open, close: j, commas: top.commas };
+      }
     }
   }
-  return null;
+  return best;
+}
+
+function isSequence(ps: Piece[], open: number, close: number): boolean {
+  if (close - open > 40) return false;
+  const inner = ps.slice(open + 1, close);
+  if (!inner.every((p) => "ch" in p)) return false;
+  const text = inner.map((p) => (p as { ch: string }).ch).join("");
+  return /^(-?\d+\.\.-?\d+(\.\.-?\d+)?|[A-Za-z]\.\.[A-Za-z](\.\.-?\d+)?)$/
+    .test(text);
 }
 
 function sequence(text: string): string[] {
@@ -104,34 +115,46 @@ function sequence(text: string): string[] {
   return out;
 }
 
-function expand(ps: Piece[], budget: { n: number }): Piece[][] {
-  const b = findBrace(ps);
-  if (b === null) return [ps];
-  const head = ps.slice(0, b.open);
-  const tail = ps.slice(b.close + 1);
-  const alternatives: Piece[][] = [];
-  if (b.commas.length === 0) {
-    const text = ps.slice(b.open + 1, b.close).map((p) =>
-      (p as { ch: string }).ch
-    ).join("");
-    for (const s of sequence(text)) {
-      alternatives.push([...s].map((ch) => ({ ch, active: false })));
+/** Brace expansion, depth first in bash's order; null when it would be too large to judge. */
+function expand(ps: Piece[]): Piece[][] | null {
+  const done: Piece[][] = [];
+  const stack: Piece[][] = [ps];
+  let work = 0;
+  while (stack.length > 0) {
+    const cur = stack.pop()!;
+    work += cur.length;
+    if (work > MAX_WORK) return null;
+    const b = findBrace(cur);
+    if (b === null) {
+      done.push(cur);
+      if (done.length > MAX_WORDS) return null;
+      continue;
     }
-  } else {
-    let from = b.open + 1;
-    for (const c of [...b.commas, b.close]) {
-      alternatives.push(ps.slice(from, c));
-      from = c + 1;
+    const head = cur.slice(0, b.open);
+    const tail = cur.slice(b.close + 1);
+    const alternatives: Piece[][] = [];
+    if (b.commas.length === 0) {
+      const text = cur.slice(b.open + 1, b.close).map((p) =>
+        (p as { ch: string }).ch
+      ).join("");
+      const items = sequence(text);
+      if (items.length > MAX_WORDS) return null;
+      for (const item of items) {
+        alternatives.push([...item].map((ch) => ({ ch, active: false })));
+      }
+    } else {
+      let from = b.open + 1;
+      for (const c of [...b.commas, b.close]) {
+        alternatives.push(cur.slice(from, c));
+        from = c + 1;
+      }
+    }
+    if (stack.length + alternatives.length > MAX_WORDS) return null;
+    for (let k = alternatives.length - 1; k >= 0; k--) {
+      stack.push([...head, ...alternatives[k], ...tail]);
     }
   }
-  const out: Piece[][] = [];
-  for (const alt of alternatives) {
-    for (const w of expand([...head, ...alt, ...tail], budget)) {
-      if (++budget.n > MAX_WORDS) return out;
-      out.push(w);
-    }
-  }
-  return out;
+  return done;
 }
 
 function toArg(ps: Piece[], text: string): Arg {
@@ -192,23 +215,21 @@ function toArg(ps: Piece[], text: string): Arg {
  */
 export function wordArgs(word: Word): Arg[] {
   const ps = pieces(word);
-  const budget = { n: 0 };
-  const words = expand(ps, budget);
-  const out: Arg[] = [];
-  for (const w of words) {
-    // An unquoted empty expansion disappears; keep it as an unknown word.
-    out.push(toArg(w, word.text));
-  }
-  if (budget.n > MAX_WORDS) {
-    out.push({
+  const words = expand(ps);
+  if (words === null) {
+    // Too many words to judge: one word of unknown value that may be anything.
+    return [{
       value: null,
       text: word.text,
       dash: true,
       many: true,
       prefix: "",
-    });
+    }];
   }
-  return out;
+  // An unquoted word that expands to nothing is removed, as bash does.
+  return words
+    .filter((w) => w.some((p) => "opaque" in p || p.quoted || p.ch !== ""))
+    .map((w) => toArg(w, word.text));
 }
 
 /** The arguments of a list of words, in order. */
