@@ -159,7 +159,18 @@ function tokens(src: string): Token[] | string {
   return out;
 }
 
-const STDIO = new Set(["/dev/stdout", "/dev/stderr", "-"]);
+const STDIO = new Set(["/dev/stdout", "/dev/stderr"]);
+
+/**
+ * Whether a token ends the file name before it (a following string, name or
+ * `$` would be concatenated onto it: `"/dev/stdout" "x"`, `"/in" "et/..."`).
+ */
+function ends(t: Token | undefined): boolean {
+  if (t === undefined || t.kind === "newline") return true;
+  return t.kind === "op" &&
+    [";", "}", ")", ">", "<", "==", "!=", ">=", "<=", "||", "&&", "?", ":", ","]
+      .includes(t.text);
+}
 
 /**
  * Checks an awk program: null when it neither runs, writes nor connects.
@@ -200,12 +211,15 @@ export function awkProgramProblem(program: string): AwkProblem | null {
       if (t.text === ";" || t.text === "{" || t.text === "}") printAt = -1;
       if ((t.text === ">" || t.text === ">>") && printAt === depth) {
         const target = toks[k + 1];
-        if (target?.kind === "string" && STDIO.has(target.text)) continue;
+        if (
+          target?.kind === "string" && STDIO.has(target.text) &&
+          ends(toks[k + 2])
+        ) continue;
         return deny(`awk print ${t.text} writes a file`);
       }
       if (t.text === "<" && isGetlineSource(toks, k)) {
         const src = toks[k + 1];
-        if (src?.kind !== "string") {
+        if (src?.kind !== "string" || !ends(toks[k + 2])) {
           return ask("awk getline < reads from a file named at run time");
         }
         if (/^\/inet/.test(src.text)) {

