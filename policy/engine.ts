@@ -437,6 +437,16 @@ class Walker {
         );
         continue;
       }
+      if (
+        target !== null &&
+        /^\/(dev\/fd|proc\/(self|\d+)\/fd)\/(\d*[3-9]|\d{2,})/.test(target)
+      ) {
+        this.refuse(
+          "ask",
+          `Redirection to ${target} uses a descriptor the command did not open`,
+        );
+        continue;
+      }
       if (r.fd?.startsWith("{")) {
         this.refuse(
           "ask",

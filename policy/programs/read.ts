@@ -12,6 +12,13 @@ import type { Parsed } from "../options.ts";
 import { ask, deny, type Problem, type Program } from "../program.ts";
 
 function names(parsed: Parsed, name: string, arrayOpt: string): Problem | null {
+  for (const o of parsed.options) {
+    if (o.name === "u" && !/^[0-2]$/.test(o.value?.value ?? "")) {
+      return ask(
+        `${name} -u ${o.value?.text}: reads a descriptor the command did not open (the session's own pipe, perhaps)`,
+      );
+    }
+  }
   const targets = [
     ...parsed.operands,
     ...parsed.options.filter((o) => o.name === arrayOpt).map((o) => o.value!),
