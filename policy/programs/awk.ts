@@ -75,6 +75,14 @@ export const awk: Program = {
       }
     }
     if (fromFile) return ask(`${name} ${LOADS}`);
+    const inet = parsed.operands.find((a) =>
+      a.prefix.startsWith("/inet") || /(^|=)\/inet/.test(a.value ?? "")
+    );
+    if (inet) {
+      return deny(
+        `${name} ${inet.text}: gawk opens /inet files as network connections`,
+      );
+    }
     if (programs.length === 0) {
       const first = parsed.operands[0];
       if (first === undefined) return null;

@@ -698,6 +698,10 @@ export function awkVariants(): Variant[] {
       command: `${name} --source='BEGIN{system("pwn")}'`,
     });
     out.push({ family: "awk program", command: `${name} -f prog.awk f` });
+    out.push({
+      family: "awk program",
+      command: `${name} 1 /inet/tcp/0/127.0.0.1/80`,
+    });
     out.push({ family: "awk program", command: `${name} -W exec prog.awk` });
     out.push({ family: "awk program", command: `${name} "$prog" f` });
     out.push({
