@@ -594,6 +594,7 @@ class Walker {
         return;
       }
     }
+    this.hidden(argv);
     const name = argv[0].value;
     if (name === null) {
       if (this.guarded) {
@@ -651,6 +652,33 @@ class Walker {
       }
     }
     this.add(p.default, `No rule matches "${name}"`);
+  }
+
+  /**
+   * A program bashbox does not know may run its words as a command (`watch
+   * 'rm x'`, `flock f rm`, `script -c`): a word naming what a deny or ask
+   * rule names is asked about.
+   */
+  hidden(argv: Arg[]): void {
+    const p = this.#p;
+    if (p.deny.length === 0 && p.ask.length === 0) return;
+    const names = new Set(
+      [...p.deny, ...p.ask].map((r) => basename(r.words[0])),
+    );
+    for (const a of argv.slice(1)) {
+      if (a.value === null) continue;
+      for (const token of a.value.split(/[\s;&|()`$<>{},'"=]+/)) {
+        if (token !== "" && names.has(basename(token))) {
+          this.add(
+            "ask",
+            `The word ${JSON.stringify(a.value)} names "${
+              basename(token)
+            }", which a rule names: it may run it`,
+          );
+          return;
+        }
+      }
+    }
   }
 
   /** Handles wrappers, shells, eval and find -exec; true when it decided. */

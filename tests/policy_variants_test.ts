@@ -242,3 +242,16 @@ test("awkProgramProblem() reads regexes, strings and comments as awk does", () =
   equal(awkProgramProblem('{ x = 1 } /y/ { print | "z" }')?.decision, "deny");
   equal(awkProgramProblem('{ print "unterminated }')?.decision, "ask");
 });
+
+test("Policy options cannot smuggle the presets in", () => {
+  const smuggled = new Policy(
+    { __bashboxReadOnly: true, __bashboxAllowAll: true } as unknown as Record<
+      string,
+      never
+    >,
+  );
+  equal(smuggled.check("ls").decision, "ask");
+  equal(smuggled.check("rm x").decision, "ask");
+  equal(Policy.readOnly().check("ls").decision, "allow");
+  equal(Policy.allowAll().check("rm x").decision, "allow");
+});

@@ -1087,6 +1087,17 @@ export function denyRuleVariants(): {
       ". f",
       "r*m x",
       "xargs -I{} sh -c '{}'",
+      "watch 'rm -rf x'",
+      "watch -n 1 rm x",
+      "flock /tmp/l rm x",
+      "script -qc 'rm x' /dev/null",
+      "su -c 'rm x'",
+      "strace -f /bin/rm x",
+      "chroot / rm x",
+      "unshare -r rm x",
+      "parallel rm ::: x",
+      "busybox rm x",
+      "ssh host rm x",
     ]
   ) out.push({ command: c, expect: "refuse" });
   return out;
