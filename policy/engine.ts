@@ -645,7 +645,13 @@ class Walker {
     if (p.mode === "readOnly") {
       const program = READ_ONLY.get(name);
       if (program !== undefined) {
-        const problem = judgeProgram(program, name, args);
+        let judged = args;
+        if (name === "find") {
+          const rest = this.findExec(args, depth);
+          if (rest === null) return;
+          judged = rest;
+        }
+        const problem = judgeProgram(program, name, judged);
         if (problem) this.add(problem.decision, problem.reason);
         else this.add("allow", `${name} is read-only`);
         return;
@@ -679,6 +685,52 @@ class Walker {
         }
       }
     }
+  }
+
+  /**
+   * `find -exec CMD ... ;` and `-execdir` run CMD directly (no shell) with
+   * `{}` replaced by a path that cannot begin with `-`: CMD is judged as a
+   * command of its own (a `+` list may be several paths). Returns find's
+   * words without those actions, or null when they cannot be read.
+   */
+  findExec(args: Arg[], depth: number): Arg[] | null {
+    const rest: Arg[] = [];
+    for (let i = 0; i < args.length; i++) {
+      const v = args[i].value;
+      if (v !== "-exec" && v !== "-execdir") {
+        rest.push(args[i]);
+        continue;
+      }
+      const inner: Arg[] = [];
+      let end: string | null = null;
+      for (i++; i < args.length; i++) {
+        const w = args[i].value;
+        if (w === ";" || (w === "+" && inner.at(-1)?.value === "{}")) {
+          end = w;
+          break;
+        }
+        inner.push(args[i]);
+      }
+      if (end === null || inner.length === 0) {
+        this.add("ask", `find ${v} without its command and terminator`);
+        return null;
+      }
+      this.argv(
+        inner.map((a) => {
+          if (a.value === null || !a.value.includes("{}")) return a;
+          const prefix = a.value.slice(0, a.value.indexOf("{}"));
+          return {
+            value: null,
+            text: a.text,
+            dash: prefix.startsWith("-"),
+            many: end === "+",
+            prefix,
+          };
+        }),
+        depth + 1,
+      );
+    }
+    return rest;
   }
 
   /** Handles wrappers, shells, eval and find -exec; true when it decided. */

@@ -13,7 +13,7 @@ import type { Program } from "../program.ts";
 export const rg: Program = {
   names: ["rg"],
   options: {
-    short: "0123456789A:aB:bC:cd:E:e:f:Fg:HhiIj:lLm:M:nNoOpPqr:RsStT:uUvVwxz",
+    short: "0123456789A:aB:bC:cd:E:e:f:Fg:HhiIj:lLm:M:nNoOpPqr:RsSt:T:uUvVwxz",
     long: [
       "after-context=",
       "before-context=",

@@ -58,12 +58,30 @@ const TOOLS = [
   "redis-cli",
 ];
 
+/** The short spelling each tool documents for printing its version (and nothing else). */
+const SHORT: Record<string, string> = {
+  node: "-v",
+  npm: "-v",
+  npx: "-v",
+  pnpm: "-v",
+  yarn: "-v",
+  bun: "-v",
+  perl: "-v",
+  php: "-v",
+  docker: "-v",
+  python: "-V",
+  python3: "-V",
+  pip: "-V",
+  pip3: "-V",
+  cargo: "-V",
+  rustc: "-V",
+  rustup: "-V",
+  deno: "-V",
+};
+
 function judgeVersion(args: readonly Arg[], name: string): Problem | null {
   const v = args.map((a) => a.value);
-  if (
-    v.length === 1 &&
-    (v[0] === "--version" || v[0] === "-V" && name.startsWith("python"))
-  ) {
+  if (v.length === 1 && (v[0] === "--version" || v[0] === SHORT[name])) {
     return null;
   }
   if (name === "go" && v.length === 1 && v[0] === "version") return null;

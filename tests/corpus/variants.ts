@@ -765,6 +765,16 @@ export function findVariants(): Variant[] {
   for (
     const c of [
       'find . "$action" pwn {} \\;',
+      "find . -exec uniq {} +",
+      "find . -exec sort -o x {} \\;",
+      "find . -exec sh -c 'cat {}' \\;",
+      "find . -exec xxd {} out \\;",
+      "find . -exec {} \\;",
+      "find . -exec cat {}",
+      "find . -exec cat {} \\; -delete",
+      "find . -execdir sed -i s/a/b/ {} +",
+      "find . -exec env {} \\;",
+      "find . -exec xargs {} +",
       "find . $opts",
       'find "$dir" -name x',
       "find . -frobnicate",
