@@ -37,9 +37,13 @@ export const UNSEEN: Arg = {
   prefix: "",
 };
 
-function withTable(program: string, table: OptionTable, operandsBefore = 0) {
-  return (args: readonly Arg[]): Unwrapped | string => {
-    // Options stop at the wrapped command: parse only up to the first operand.
+/** A wrapper whose options stop at the wrapped command (after `operandsBefore` operands). */
+function withTable(
+  program: string,
+  table: OptionTable,
+  operandsBefore = 0,
+): (args: readonly Arg[]) => Unwrapped | string {
+  return (args) => {
     let parsed;
     try {
       parsed = parseOptions(args, { ...table, noPermute: true });
@@ -51,11 +55,8 @@ function withTable(program: string, table: OptionTable, operandsBefore = 0) {
     if (parsed.operands.length < operandsBefore) {
       return `${program} is missing its operand`;
     }
-    return { inner: parsed.operands.slice(operandsBefore), ...extra(parsed) };
+    return { inner: parsed.operands.slice(operandsBefore) };
   };
-  function extra(_p: unknown) {
-    return {};
-  }
 }
 
 function envUnwrap(args: readonly Arg[]): Unwrapped | string {
@@ -199,10 +200,9 @@ export const WRAPPERS: Record<
       short: "af:o:pqv",
       long: ["append", "format=", "output=", "portability", "quiet", "verbose"],
     })(args);
-    if (
-      typeof r !== "string" &&
-      args.some((a) => a.value === "-o" || a.value?.startsWith("--o"))
-    ) {
+    if (typeof r === "string") return r;
+    const head = args.slice(0, args.length - r.inner.length);
+    if (head.some((a) => /^-[a-z]*o|^--o/.test(a.value ?? ""))) {
       return "time -o writes a file";
     }
     return r;
