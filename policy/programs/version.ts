@@ -1,7 +1,11 @@
 /**
  * Version queries of development tools: exactly `NAME --version` (or the
- * tool's own spelling, `go version`). Nothing else these
- * programs do is read-only.
+ * tool's own spelling, `node -v`, `go version`). Nothing else these programs
+ * do is read-only. Tools whose version query has effects are left out, as
+ * the effect oracle found: `terraform` (writes a checkpoint file and
+ * connects), `kubectl` (connects), `java`, `mvn`, `kotlin` (the JVM writes
+ * /tmp/hsperfdata_*), and `pip`, `gem`, `rustup`, `dotnet`, `gradle` (write
+ * caches or run other programs).
  *
  * @module
  */
@@ -19,16 +23,12 @@ const TOOLS = [
   "bun",
   "python",
   "python3",
-  "pip",
-  "pip3",
   "ruby",
-  "gem",
   "perl",
   "php",
   "go",
   "cargo",
   "rustc",
-  "rustup",
   "gcc",
   "g++",
   "cc",
@@ -42,13 +42,6 @@ const TOOLS = [
   "curl",
   "wget",
   "docker",
-  "kubectl",
-  "terraform",
-  "dotnet",
-  "swift",
-  "kotlin",
-  "mvn",
-  "gradle",
   "less",
   "ssh",
   "openssl",
@@ -71,11 +64,8 @@ const SHORT: Record<string, string> = {
   docker: "-v",
   python: "-V",
   python3: "-V",
-  pip: "-V",
-  pip3: "-V",
   cargo: "-V",
   rustc: "-V",
-  rustup: "-V",
   deno: "-V",
 };
 

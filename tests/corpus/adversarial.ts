@@ -201,4 +201,18 @@ export const ADVERSARIAL: Record<string, string[]> = {
     "command -- rm x",
   ],
   "syntax": ["echo 'abc", "if true; then", "$(", "echo ${"],
+  "found by the effect oracle": [
+    "hostname -f",
+    "hostname --fqdn",
+    "hostname -A",
+    "hostname -i",
+    "hostname -d",
+    "hostname --long",
+    "java -version",
+    "terraform --version",
+    "kubectl --version",
+    "mvn --version",
+    "lsb_release -a",
+    "diff -l a b",
+  ],
 };
