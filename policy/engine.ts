@@ -74,6 +74,30 @@ const SHELLS = new Set([
 const RUNS_PROGRAM =
   /^--?(script-shell|shell|node-options|userconfig|globalconfig|init-module|editor|browser|viewer|call|eval|require|import|loader|experimental-loader|exec-path|config-env|upload-pack|receive-pack|pre|ext-diff|textconv|output)(=|$)/;
 
+/** Programs with options that run another program (package managers, build tools, git). */
+const RUNNERS = new Set([
+  "npm",
+  "npx",
+  "pnpm",
+  "yarn",
+  "bun",
+  "deno",
+  "node",
+  "make",
+  "cargo",
+  "go",
+  "git",
+  "python",
+  "python3",
+  "pip",
+  "pip3",
+  "uv",
+  "poetry",
+  "mvn",
+  "gradle",
+  "docker",
+]);
+
 type Mode = "rules" | "readOnly" | "allowAll";
 
 interface Finding {
@@ -616,6 +640,21 @@ class Walker {
           (/^[A-Za-z_][A-Za-z0-9_]*=/.test(a.value) &&
             dangerousName(a.value.slice(0, a.value.indexOf("=")))))
       );
+      // A word of unknown value after the rule's words could be such an
+      // option too (unless it follows a literal --).
+      const end = args.findIndex((a) => a.value === "--");
+      const unknown = RUNNERS.has(base) &&
+        args.find((a, i) =>
+          i >= explicit.words.length - 1 && (end < 0 || i < end) &&
+          a.value === null && (a.dash || a.many)
+        );
+      if (unknown && !bad) {
+        this.add(
+          "ask",
+          `${base} ${unknown.text} is known only at run time and could be an option that runs another program`,
+        );
+        return;
+      }
       if (bad) {
         this.add(
           "ask",

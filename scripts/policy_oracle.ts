@@ -23,6 +23,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exec } from "../exec.ts";
 import { Policy } from "../policy.ts";
+import { gitTables } from "../policy/programs/git.ts";
 import { READ_ONLY } from "../policy/programs/mod.ts";
 import { BENIGN } from "../tests/corpus/benign.ts";
 import { ADVERSARIAL } from "../tests/corpus/adversarial.ts";
@@ -326,6 +327,24 @@ export function tableCommands(): string[] {
       } else if (l.endsWith("=?")) {
         out.push(`${name} --${base} f`, `${name} --${base}=pwn f`);
       } else out.push(`${name} --${base} f`);
+    }
+  }
+  // git: every option of every distinct subcommand table.
+  const tables = new Set<unknown>();
+  for (const [sub, t] of gitTables()) {
+    if (tables.has(t)) continue;
+    tables.add(t);
+    const short = t.short ?? "";
+    for (let i = 0; i < short.length; i++) {
+      const c = short[i];
+      if (c === ":" || /[0-9]/.test(c)) continue;
+      const takes = short[i + 1] === ":" && short[i + 2] !== ":";
+      out.push(takes ? `git ${sub} -${c} pwn` : `git ${sub} -${c}`);
+    }
+    for (const l of t.long ?? []) {
+      const base = l.replace(/=\??$/, "");
+      out.push(l.endsWith("=") ? `git ${sub} --${base}=pwn` : `git ${sub} --${base}`);
+      if (l.endsWith("=?")) out.push(`git ${sub} --${base}=pwn`);
     }
   }
   // Grammar-read programs: their words in every position.

@@ -109,6 +109,8 @@ test("Policy rules: a prefix rule does not let through options that run another 
       "make test SHELL=/tmp/pwn",
       "make PATH=/tmp test",
       "make CC=/tmp/pwn",
+      'npm run test:unit "$opt"',
+      "npm run test:unit $opts",
       "CC=/tmp/pwn make",
       "make test MAKEFLAGS=--eval=x",
     ]

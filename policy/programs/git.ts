@@ -310,6 +310,14 @@ const SUBS: Record<string, Sub> = {
   },
 };
 
+/**
+ * The read-only subcommands and their option tables (for generating
+ * commands to test them with).
+ */
+export function gitTables(): [string, OptionTable][] {
+  return Object.entries(SUBS).map(([name, sub]) => [name, sub.table]);
+}
+
 /** Global options that take the next word (or an `=value`). */
 const GLOBAL_VALUE = new Set([
   "-C",
