@@ -47,6 +47,12 @@ export interface Program {
   options?: OptionTable;
   /** Options (by long name or short letter) that write, run or change something, with why. */
   refuse?: Readonly<Record<string, string>>;
+  /**
+   * Options that only make the program wait forever (`tail -f`): refused,
+   * but a word of unknown value is still allowed, since the worst it can do
+   * is wait for the session's deadline.
+   */
+  hangs?: Readonly<Record<string, string>>;
   /** Checks what the table cannot say (operands, option values). */
   check?: (parsed: Parsed, name: string) => Problem | null;
   /** Reads the words itself, for programs with their own grammar (find, git, test, ...). */
@@ -82,7 +88,7 @@ export function checkParsed(
   parsed: Parsed,
 ): Problem | null {
   for (const o of parsed.options) {
-    const why = program.refuse?.[o.name];
+    const why = program.refuse?.[o.name] ?? program.hangs?.[o.name];
     if (why !== undefined) return deny(`${name} ${o.text}: ${why}`);
   }
   if (

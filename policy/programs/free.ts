@@ -36,7 +36,7 @@ export const free: Program = {
       "version",
     ],
   },
-  refuse: {
+  hangs: {
     "s": "repeats until killed",
     "seconds": "repeats until killed",
   },

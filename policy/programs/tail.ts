@@ -28,7 +28,7 @@ export const tail: Program = {
     ],
     numeric: /^-\d+[bcklfq]*$/,
   },
-  refuse: {
+  hangs: {
     "f": "follows the file and never ends",
     "F": "follows the file and never ends",
     "follow": "follows the file and never ends",

@@ -73,6 +73,7 @@ export const BENIGN: string[] = [
   "tail -n 50 log.txt",
   "tail -20 error.log",
   "tail -n +10 file.txt",
+  'tail -n 50 "$log"',
   "head -5 a.txt b.txt",
   "sed -n '1,20p' src/main.ts",
   "sed -n '10,30p' README.md",
