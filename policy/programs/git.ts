@@ -7,6 +7,9 @@
  * (`--ext-diff`, `--textconv`, `-O`/`--open-files-in-pager`, `-c`,
  * `--config-env`, `--exec-path=`) or are not in the tables are not allowed.
  *
+ * `--remerge-diff` is left out: the effect oracle saw it write a temporary
+ * object directory into .git.
+ *
  * A repository's own configuration can still run programs (`core.fsmonitor`,
  * `diff.external`, `core.pager`): the sandbox is the boundary for that.
  *
@@ -50,7 +53,7 @@ const DIFF = w(`
   minimal patience histogram anchored= diff-algorithm= indent-heuristic
   no-indent-heuristic compact-summary output-indicator-new=
   output-indicator-old= output-indicator-context= c cc m dd combined-all-paths
-  remerge-diff=? diff-merges= no-diff-merges t r root no-commit-id
+  diff-merges= no-diff-merges t r root no-commit-id
   ext-diff textconv output=
 `);
 

@@ -214,5 +214,7 @@ export const ADVERSARIAL: Record<string, string[]> = {
     "mvn --version",
     "lsb_release -a",
     "diff -l a b",
+    "git log --remerge-diff",
+    "git show --remerge-diff HEAD",
   ],
 };
