@@ -343,7 +343,9 @@ export function tableCommands(): string[] {
     }
     for (const l of t.long ?? []) {
       const base = l.replace(/=\??$/, "");
-      out.push(l.endsWith("=") ? `git ${sub} --${base}=pwn` : `git ${sub} --${base}`);
+      out.push(
+        l.endsWith("=") ? `git ${sub} --${base}=pwn` : `git ${sub} --${base}`,
+      );
       if (l.endsWith("=?")) out.push(`git ${sub} --${base}=pwn`);
     }
   }
