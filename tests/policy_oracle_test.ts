@@ -71,13 +71,13 @@ test(
 test(
   "runOracle() finds no effect in a sample of allowed commands",
   async () => {
-    // A bounded, deterministic sample: every 12th benign command, every 50th
+    // A bounded, deterministic sample: every 12th benign command, every 80th
     // option-table command, every 150th generated variant (refused, not run).
     const every = <T>(list: T[], n: number): T[] =>
       list.filter((_, i) => i % n === 0);
     const commands = [
       ...every(BENIGN, 12),
-      ...every(tableCommands(), 50),
+      ...every(tableCommands(), 80),
       ...every(allVariants().map((v) => v.command), 150),
     ];
     const started = performance.now();
