@@ -1307,9 +1307,12 @@ test("EditorTool under Policy.readOnly() views but refuses every write", async (
         { command: "insert", path, insert_line: 0, insert_text: "x" },
       ]
     ) {
-      equal(
+      // The reason is the policy's own (it names the write it refused).
+      match(
         await bad(editor, input),
-        `Error: The ${input.command} command was refused by policy: the read-only policy allows no edits`,
+        new RegExp(
+          `^Error: The ${input.command} command was refused by policy: .+`,
+        ),
       );
     }
     equal(readFileSync(path, "utf8"), "a\n");
