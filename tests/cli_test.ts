@@ -566,3 +566,44 @@ test(
       "anthropic.ts still imports the SDK when it loads (its own change in issue 12)",
   },
 );
+
+test(
+  "cli.ts repl on a real terminal: Ctrl-C stops the command, the REPL goes on",
+  async () => {
+    const have = await exec(["bash", "-c", "command -v script"]);
+    if (have.exitCode !== 0) {
+      console.log("skipped part: util-linux script (a PTY) is not installed");
+      return;
+    }
+    const run = runtime === "deno"
+      ? "deno run --allow-run=bash --allow-read --allow-write --allow-env cli.ts"
+      : "bun cli.ts";
+    const keys = [
+      "sleep 1.5; printf 'export V=kept\\r'",
+      "sleep 0.7; printf 'sleep 30; echo not-reached\\r'",
+      "sleep 1; printf '\\003'",
+      "sleep 0.7; printf 'echo after $V\\r'",
+      "sleep 0.7; printf '\\004'; sleep 0.5",
+    ].join("; ");
+    const started = performance.now();
+    const r = await exec([
+      "bash",
+      "-c",
+      `cd "$ROOT" && (${keys}) | script -qfec "${run} repl --cwd /tmp" /dev/null`,
+    ], {
+      env: {
+        ROOT: new URL("..", import.meta.url).pathname,
+        NO_COLOR: "1",
+      },
+      timeoutMs: 30_000,
+    });
+    ok(performance.now() - started < 20_000, "sleep 30 was interrupted");
+    equal(r.exitCode, 0, r.stdout.text + r.stderr.text);
+    const text = r.stdout.text.replaceAll("\r", "");
+    match(text, /\^CABORTED: the command was stopped \(exit code 130\)\n/);
+    match(text, /\nafter kept\n/);
+    ok(!text.includes("\nnot-reached\n"));
+    ok(!text.includes("\x1b[3"), "NO_COLOR");
+  },
+  { timeoutMs: 60_000 },
+);
