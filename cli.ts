@@ -43,7 +43,8 @@ import {
   type SessionResult,
 } from "./session.ts";
 
-export type { ScriptedTurn };
+export type { ToolResultBlock } from "./format.ts";
+export type { AgentEvent, ScriptedTurn };
 
 /**
  * The version `--version` prints (the package's).

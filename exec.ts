@@ -17,6 +17,8 @@ import {
 import { drainAfterExit, pump, spawnGroup } from "./_runtime.ts";
 import { NONINTERACTIVE_ENV } from "./_env.ts";
 
+export type { Capture } from "./_capture.ts";
+
 /** Options for {@linkcode exec}. */
 export interface ExecOptions {
   /** Working directory (default: the host's). */

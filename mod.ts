@@ -114,4 +114,8 @@ export {
   type Sandbox,
   sandboxLauncher,
 } from "./sandbox.ts";
-export { SessionPool, type SessionPoolOptions } from "./pool.ts";
+export {
+  type SessionLease,
+  SessionPool,
+  type SessionPoolOptions,
+} from "./pool.ts";

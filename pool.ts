@@ -19,6 +19,9 @@
 
 import { BashSession, type RunOptions, type SessionResult } from "./session.ts";
 
+export type { Capture } from "./_capture.ts";
+export type { BashSession, RunOptions, SessionResult };
+
 /** Options of a {@linkcode SessionPool}. */
 export interface SessionPoolOptions {
   /**

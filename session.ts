@@ -44,6 +44,10 @@ import {
   exec,
 } from "./exec.ts";
 import { type Limits, limitsScript } from "./policy.ts";
+
+export type { Capture } from "./_capture.ts";
+export type { Limits } from "./policy.ts";
+export type { Sandbox } from "./sandbox.ts";
 import {
   bwrapArgv,
   bwrapChildPid,
