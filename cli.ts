@@ -635,7 +635,7 @@ async function repl(options: CommonOptions, io: CliIo): Promise<number> {
     return 0;
   }
 
-  const terminal = keys!;
+  const input = keys!;
   const out = rawWriter(io.out);
   const history: string[] = [];
   const home = options.env.HOME;
@@ -644,7 +644,7 @@ async function repl(options: CommonOptions, io: CliIo): Promise<number> {
     'bashbox repl: one persistent bash; after each command, its status as the model would see it.\nCtrl-C stops the running command; Ctrl-D or "exit" leaves.\n',
   );
   let status = "0";
-  return await terminal.raw(async () => {
+  return await input.raw(async () => {
     for (;;) {
       const cwd = session.cwd ?? "";
       const shown = home && (cwd === home || cwd.startsWith(home + "/"))
@@ -653,7 +653,7 @@ async function repl(options: CommonOptions, io: CliIo): Promise<number> {
       const prompt = `${paint(io.color, "34", shown)} ${
         paint(io.color, status === "0" ? "32" : "31", `[${status}]`)
       } $ `;
-      const line = await readLine(terminal, prompt, out, history);
+      const line = await readLine(input, prompt, out, history);
       if (line === null) {
         out("\n");
         return 0;
@@ -681,19 +681,19 @@ async function repl(options: CommonOptions, io: CliIo): Promise<number> {
       pending.finally(() => finished = true).catch(() => {});
       // Watch the keyboard while the command runs: Ctrl-C interrupts it;
       // anything else typed waits for the next prompt.
-      let seen = terminal.received;
+      let seen = input.received;
       while (!finished) {
         const more = await Promise.race([
-          terminal.waitReceived(seen).then(() => true),
+          input.waitReceived(seen).then(() => true),
           pending.then(() => false, () => false),
         ]);
         if (!more) break;
-        if (terminal.takeInterrupt() && !finished) {
+        if (input.takeInterrupt() && !finished) {
           out("^C");
           controller.abort();
         }
-        seen = terminal.received;
-        if (terminal.ended) break;
+        seen = input.received;
+        if (input.ended) break;
       }
       const block = await pending;
       session.controller = null;
@@ -713,7 +713,9 @@ async function repl(options: CommonOptions, io: CliIo): Promise<number> {
           "The shell was restarted: its state (working directory, variables, functions, background jobs) was lost.",
         );
       }
-      const spill = /\[\.\.\..*?(\/\S+?): read it/.exec(String(block.content));
+      const spill = / (?:is|are) in (\S+): read (?:it|them)/.exec(
+        String(block.content),
+      );
       if (spill) notes.push(`Full output kept in ${spill[1]}`);
       out(
         paint(io.color, block.is_error ? "31" : "2", notes.join("\n")) + "\n",

@@ -308,14 +308,19 @@ test("main() repl on a terminal streams output while the command runs", async ()
     },
     err: () => {},
     env: {},
-    terminal: fakeTerminal([{ data: "echo early; sleep 1; echo late\r" }, {
-      data: "exit\r",
-      delayMs: 1500,
-    }]),
+    terminal: fakeTerminal([
+      { data: "echo early; sleep 1; echo late\r" },
+      { data: "seq 1 100000\r", delayMs: 1500 },
+      { data: "exit\r", delayMs: 1500 },
+    ]),
   });
   equal(code, 0);
   ok(firstSeenAt > 0 && firstSeenAt < 900, `first output at ${firstSeenAt} ms`);
   match(out, /late/);
+  match(out, /\r\n100000\r\n/, "the whole output streams to the person");
+  const kept = /Full output kept in (\S+)/.exec(out)?.[1];
+  ok(kept && existsSync(kept), "the model's cut output is kept and named");
+  rmSync(kept!);
 });
 
 async function withFakeApi(

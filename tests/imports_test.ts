@@ -2,7 +2,7 @@
  * The package's entry points: each one listed in deno.json exists, has
  * module docs, reaches no npm package by a static import (the SDK is loaded
  * only by what needs it), and loads by file path without the project's
- * deno.json (Deno: `--no-config`).
+ * deno.json (Deno: `--no-config`; Bun: run from `/`).
  *
  * @module
  */
@@ -84,11 +84,13 @@ for (const [name, file] of Object.entries(entries)) {
     `${name} loads by path without deno.json`,
     async () => {
       const url = new URL(`file://${join(root, entry)}`).href;
-      const r = await exec([
-        "bash",
-        "-c",
-        'cd / && deno eval --no-config --no-lock "await import(\\"$URL\\")"',
-      ], { env: { URL: url, NO_COLOR: "1" }, timeoutMs: 60_000 });
+      const script = runtime === "deno"
+        ? 'cd / && deno eval --no-config --no-lock "await import(\\"$URL\\")"'
+        : 'cd / && bun -e "await import(process.env.URL)"';
+      const r = await exec(["bash", "-c", script], {
+        env: { URL: url, NO_COLOR: "1" },
+        timeoutMs: 60_000,
+      });
       ok(r.exitCode === 0, r.stderr.text);
       ok(
         !/Download/.test(r.stderr.text),
@@ -96,9 +98,7 @@ for (const [name, file] of Object.entries(entries)) {
       );
     },
     {
-      skip: (runtime !== "deno" &&
-        "Deno-only: Bun has no switch to ignore the project's package.json") ||
-        (viaAnthropic.has(entry) && anthropicPending),
+      skip: viaAnthropic.has(entry) && anthropicPending,
       timeoutMs: 60_000,
     },
   );
