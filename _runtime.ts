@@ -47,6 +47,11 @@ export interface GroupProcess {
   closeStdin(): Promise<void>;
   /** Signals every process of the group; a group that is gone is not an error. */
   killGroup(signal: GroupSignal): Promise<void>;
+  /**
+   * Signals the group and every other process of its session (those that
+   * moved to a group of their own); never throws.
+   */
+  killSession(signal: GroupSignal): Promise<void>;
 }
 
 // deno-lint-ignore no-explicit-any
@@ -117,6 +122,8 @@ function killAllSync(): void {
       // nothing more can be done while the host exits
     }
   }
+  // What left the group but not the session dies too.
+  for (const [sid, killer] of groups) signalSessionSync(sid, killer);
 }
 
 const HOST_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
@@ -224,6 +231,91 @@ export async function signalGroup(
 }
 
 // ---------------------------------------------------------------------------
+// Killing a session: processes that left the group but not the session
+// (coreutils `timeout`, jobs under `set -m`) are found by their session id.
+
+/**
+ * bash that signals every live process of session `$1` whose process group is
+ * not `$2`, with signal `$3`; for KILL it repeats while it finds any (children
+ * forked meanwhile). It reads `/proc/<pid>/stat` (fields after the command
+ * name: state, ppid, pgrp, session). Shared by the local and remote sides.
+ */
+export const SWEEP_SCRIPT = `s=$1 g=$2 sig=$3
+for r in 1 2 3 4 5 6; do
+  n=0
+  for d in /proc/[0-9]*; do
+    IFS= read -r l 2>/dev/null <"$d/stat" || continue
+    l=\${l##*) }
+    set -- $l
+    [ "$4" = "$s" ] && [ "$3" != "$g" ] && [ "$1" != Z ] &&
+      kill -s "$sig" "\${d#/proc/}" 2>/dev/null && n=$((n+1))
+  done
+  [ "$sig" = KILL ] && [ $n -gt 0 ] || break
+done
+:`;
+
+function sweepArgs(
+  sid: number,
+  signal: GroupSignal,
+  exceptGroup: number,
+): string[] {
+  const args = [String(sid), String(exceptGroup), signal.slice(3)];
+  return ["-c", SWEEP_SCRIPT, "bashbox-sweep", ...args];
+}
+
+/**
+ * Signals every process of session `sid` outside process group `exceptGroup`
+ * (0: none), through `killer` (a bash). A session that is gone is not an error.
+ */
+export async function signalSession(
+  sid: number,
+  signal: GroupSignal,
+  options: { exceptGroup?: number; killer: string },
+): Promise<void> {
+  const args = sweepArgs(sid, signal, options.exceptGroup ?? 0);
+  try {
+    if (DenoNs) {
+      await new DenoNs.Command(options.killer, {
+        args,
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).output();
+    } else if (BunNs) {
+      await BunNs.spawn([options.killer, ...args], {
+        stdin: "ignore",
+        stdout: "ignore",
+        stderr: "ignore",
+      }).exited;
+    }
+  } catch {
+    // no shell to sweep with: the group signal is all we can do
+  }
+}
+
+function signalSessionSync(sid: number, killer: string): void {
+  const args = sweepArgs(sid, "SIGKILL", 0);
+  try {
+    if (DenoNs) {
+      new DenoNs.Command(killer, {
+        args,
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).outputSync();
+    } else if (BunNs) {
+      BunNs.spawnSync([killer, ...args], {
+        stdin: "ignore",
+        stdout: "ignore",
+        stderr: "ignore",
+      });
+    }
+  } catch {
+    // nothing more can be done while the host exits
+  }
+}
+
+// ---------------------------------------------------------------------------
 // Spawning.
 
 function describeSpawnError(
@@ -260,6 +352,35 @@ function describeSpawnError(
   return new SpawnError(`Cannot run "${argv[0]}": ${text}`, { cause: error });
 }
 
+/**
+ * The absolute path of `program` on the host's PATH, when the command's own
+ * environment replaces PATH (so the runtime would look there); else `program`.
+ */
+export function resolveProgram(
+  program: string,
+  env: Record<string, string> | undefined,
+  clearEnv = false,
+): string {
+  if (program.includes("/")) return program;
+  if (!clearEnv && (env === undefined || !("PATH" in env))) return program;
+  let hostPath: string | undefined;
+  try {
+    hostPath = DenoNs ? DenoNs.env.get("PATH") : g.process?.env?.PATH;
+  } catch {
+    return program; // no permission to read the environment
+  }
+  for (const dir of (hostPath ?? "/usr/local/bin:/usr/bin:/bin").split(":")) {
+    if (!dir.startsWith("/")) continue;
+    const candidate = `${dir}/${program}`;
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not there, or not readable: try the next directory
+    }
+  }
+  return program;
+}
+
 function directoryExists(path: string): boolean {
   try {
     return statSync(path).isDirectory();
@@ -269,6 +390,21 @@ function directoryExists(path: string): boolean {
     // without read permission we cannot tell: assume it exists
     return name === "NotCapable" || name === "PermissionDenied";
   }
+}
+
+/** Signals group `pid` and the rest of session `pid`; never throws. */
+function killSession(
+  pid: number,
+  signal: GroupSignal,
+  killer: string,
+): Promise<void> {
+  return Promise.all([
+    signalGroup(pid, signal, killer).catch(() => {}),
+    signalSession(pid, signal, {
+      exceptGroup: signal === "SIGKILL" ? 0 : pid,
+      killer,
+    }),
+  ]).then(() => {});
 }
 
 /**
@@ -348,6 +484,7 @@ function spawnDeno(
       }
     },
     killGroup: (signal) => signalGroup(pid, signal, killer),
+    killSession: (signal) => killSession(pid, signal, killer),
   };
 }
 
@@ -412,6 +549,7 @@ function spawnBun(
       }
     },
     killGroup: (signal) => signalGroup(pid, signal, killer),
+    killSession: (signal) => killSession(pid, signal, killer),
   };
 }
 
@@ -503,7 +641,7 @@ export async function drainAfterExit(
 ): Promise<void> {
   const drained = Promise.all(pumps.map((p) => p.done));
   if (await within(drained, DRAIN_AFTER_EXIT_MS)) return;
-  await proc.killGroup("SIGKILL").catch(() => {});
+  await proc.killSession("SIGKILL");
   if (!await within(drained, DRAIN_AFTER_EXIT_MS)) {
     await Promise.all(pumps.map((p) => p.stop()));
   }

@@ -14,8 +14,23 @@ import {
   DEFAULT_HEAD_BYTES,
   DEFAULT_TAIL_BYTES,
 } from "./_capture.ts";
-import { drainAfterExit, pump, spawnGroup } from "./_runtime.ts";
+import {
+  drainAfterExit,
+  pump,
+  resolveProgram,
+  spawnGroup,
+} from "./_runtime.ts";
 import { NONINTERACTIVE_ENV } from "./_env.ts";
+import {
+  abortedBeforeStart,
+  checkDuration,
+  checkSignal,
+  escalation,
+  guardCallback,
+  OutputCallbackError,
+} from "./_deadline.ts";
+
+export { checkDuration, OutputCallbackError };
 
 export type { Capture } from "./_capture.ts";
 
@@ -87,34 +102,6 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_KILL_GRACE_MS = 500;
 
 const encoder = new TextEncoder();
-
-/**
- * Checks a duration option: a positive finite number of milliseconds.
- *
- * @example
- * ```ts
- * import { checkDuration } from "./exec.ts";
- *
- * console.assert(checkDuration("timeoutMs", 5) === 5);
- * ```
- */
-export function checkDuration(
-  name: string,
-  value: unknown,
-  allowZero = false,
-): number {
-  if (
-    typeof value !== "number" || !Number.isFinite(value) ||
-    (allowZero ? value < 0 : value <= 0)
-  ) {
-    throw new RangeError(
-      `Expected ${name} to be a ${
-        allowZero ? "non-negative" : "positive"
-      } finite number of milliseconds, got ${String(value)}`,
-    );
-  }
-  return value;
-}
 
 /**
  * Checks a command string: non-empty and without NUL bytes.
@@ -236,18 +223,18 @@ export async function exec(
   if (typeof options.cwd === "string" && options.cwd.includes("\0")) {
     throw new TypeError("Expected cwd without NUL bytes");
   }
-  if (options.signal?.aborted) {
-    throw new DOMException(
-      "The command was aborted before it started",
-      "AbortError",
-    );
-  }
+  const signal = checkSignal(options.signal);
+  if (signal?.aborted) throw abortedBeforeStart(signal);
+  const onOutput = guardCallback(options.onOutput);
   const input = options.stdin === undefined
     ? undefined
     : typeof options.stdin === "string"
     ? encoder.encode(options.stdin)
     : options.stdin;
 
+  if (typeof command === "string") {
+    argv[0] = resolveProgram(argv[0], options.env, options.clearEnv);
+  }
   const child = spawnGroup(argv, {
     cwd: options.cwd,
     env: { ...NONINTERACTIVE_ENV, ...options.env },
@@ -260,11 +247,11 @@ export async function exec(
   const err = new CaptureBuffer(headBytes, tailBytes);
   const outPump = pump(
     child.stdout,
-    captureSink(out, "stdout", options.onOutput),
+    captureSink(out, "stdout", onOutput.call),
   );
   const errPump = pump(
     child.stderr,
-    captureSink(err, "stderr", options.onOutput),
+    captureSink(err, "stderr", onOutput.call),
   );
   if (input !== undefined) {
     child.write(input).then(() => child.closeStdin());
@@ -272,36 +259,37 @@ export async function exec(
 
   let timedOut = false;
   let aborted = false;
-  let killTimer: ReturnType<typeof setTimeout> | undefined;
+  const killTimers: ReturnType<typeof setTimeout>[] = [];
   const stop = (why: "timeout" | "abort") => {
     if (timedOut || aborted) return;
     if (why === "timeout") timedOut = true;
     else aborted = true;
-    child.killGroup("SIGTERM").catch(() => {});
-    killTimer = setTimeout(
-      () => child.killGroup("SIGKILL").catch(() => {}),
-      killGraceMs,
+    // No interrupt step: a one-shot command has no state worth keeping.
+    child.killSession("SIGTERM");
+    const [, kill] = escalation(killGraceMs);
+    killTimers.push(
+      setTimeout(() => child.killSession(kill.signal), kill.afterMs),
     );
   };
   const deadline = setTimeout(() => stop("timeout"), timeoutMs);
   const onAbort = () => stop("abort");
-  options.signal?.addEventListener("abort", onAbort, { once: true });
+  signal?.addEventListener("abort", onAbort, { once: true });
 
   let status;
   try {
     status = await child.status;
   } finally {
     clearTimeout(deadline);
-    options.signal?.removeEventListener("abort", onAbort);
+    signal?.removeEventListener("abort", onAbort);
   }
   await drainAfterExit(child, [outPump, errPump]);
   if (timedOut || aborted) {
     // Whatever ignored SIGTERM, even with the pipes closed, dies now.
-    clearTimeout(killTimer);
-    await child.killGroup("SIGKILL").catch(() => {});
+    killTimers.forEach(clearTimeout);
+    await child.killSession("SIGKILL");
   }
   await child.closeStdin();
-  return {
+  const result: ExecResult = {
     exitCode: status.code,
     signal: status.signal,
     timedOut,
@@ -310,4 +298,8 @@ export async function exec(
     stderr: err.finish(),
     durationMs: performance.now() - started,
   };
+  if (onOutput.error() !== undefined) {
+    throw new OutputCallbackError(result, onOutput.error());
+  }
+  return result;
 }

@@ -40,6 +40,7 @@ export {
   exec,
   type ExecOptions,
   type ExecResult,
+  OutputCallbackError,
 } from "./exec.ts";
 export {
   BashSession,

@@ -6,8 +6,8 @@
  * command text as data. bash reads the text into a variable with
  * `read -r -N <bytes>` and runs it with `eval`, so an open quote, an
  * unterminated heredoc or a trailing backslash can never swallow the framing.
- * After the command a function prints a sentinel (a per-call random id and a
- * per-shell secret) followed by `$?` and `$PWD`, through a file descriptor saved
+ * After the command a function prints a sentinel (a per-call random id of 64
+ * bits, kept in no variable) followed by `$?` and `$PWD`, through a file descriptor saved
  * at start, so `exec >file` inside a command cannot hide it. Commands read EOF
  * on stdin.
  *
@@ -31,29 +31,39 @@ import {
   type GroupSignal,
   type Pump,
   pump,
+  resolveProgram,
   RUNTIME,
-  signalGroup,
   SpawnError,
   spawnGroup,
 } from "./_runtime.ts";
 import {
   checkCommand,
-  checkDuration,
   DEFAULT_KILL_GRACE_MS,
   DEFAULT_TIMEOUT_MS,
-  exec,
 } from "./exec.ts";
+import {
+  abortedBeforeStart,
+  checkDuration,
+  checkSignal,
+  escalation,
+  guardCallback,
+  OutputCallbackError,
+} from "./_deadline.ts";
+import {
+  ControlChannel,
+  type Launch,
+  launchArgv,
+  launchOf,
+  signalSandbox,
+  type Transport,
+} from "./_launch.ts";
 import { type Limits, limitsScript } from "./policy.ts";
+import { bwrapArgv, bwrapChildPid, type Sandbox } from "./sandbox.ts";
 
 export type { Capture } from "./_capture.ts";
 export type { Limits } from "./policy.ts";
 export type { Sandbox } from "./sandbox.ts";
-import {
-  bwrapArgv,
-  bwrapChildPid,
-  type Sandbox,
-  sandboxLauncher,
-} from "./sandbox.ts";
+export type { Transport };
 
 /** Options for {@linkcode BashSession}. */
 export interface BashSessionOptions {
@@ -92,12 +102,6 @@ export interface BashSessionOptions {
   transport?: Transport;
 }
 
-/** A byte pipe to a remote bash. */
-export interface Transport {
-  /** The local command whose stdin/stdout reach the remote side. */
-  argv: readonly string[];
-}
-
 /** Options for one {@linkcode BashSession.run} call. */
 export interface RunOptions {
   /** Deadline of this command (default: the session's). */
@@ -134,6 +138,8 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 /** Fds the shell keeps for its sentinels, so `exec >file` cannot redirect them. */
 const SENTINEL_OUT_FD = 19;
+/** A spare copy of fd 19, restored from should a command close fd 19. */
+const SPARE_OUT_FD = 17;
 const SENTINEL_ERR_FD = 18;
 /**
  * Deno gives the shell a real pipe as stdin, which bash can open again as
@@ -142,13 +148,6 @@ const SENTINEL_ERR_FD = 18;
  */
 const SCRIPT_FROM_FD = RUNTIME === "deno";
 
-function randomLetters(n: number): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(n));
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(65 + (b % 26));
-  return s;
-}
-
 const idPool = new Uint32Array(256);
 let idNext = idPool.length;
 function randomId(): string {
@@ -156,20 +155,14 @@ function randomId(): string {
     crypto.getRandomValues(idPool);
     idNext = 0;
   }
-  return idPool[idNext++].toString(16).padStart(8, "0");
+  // 64 random bits a call: the needle the command would have to print.
+  const hi = idPool[idNext++].toString(16).padStart(8, "0");
+  return hi + idPool[idNext++].toString(16).padStart(8, "0");
 }
 
 /** Quotes a string for bash. */
 function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
-/**
- * Runs a transport through the shell (`exec "$@"`), so Deno needs no run
- * permission beyond the shell's; the pid and process group stay the same.
- */
-function transportLauncher(shell: string, argv: readonly string[]): string[] {
-  return [shell, "-c", 'exec "$@"', "bashbox-transport", ...argv];
 }
 
 type Frame =
@@ -179,7 +172,6 @@ type Frame =
 /** One bash process and the readers of its pipes. */
 class Shell {
   readonly proc: GroupProcess;
-  readonly secret = randomLetters(16);
   readonly separate: boolean;
   readonly scriptFd: boolean;
   readonly out = new SentinelScanner();
@@ -197,8 +189,12 @@ class Shell {
   readonly transport: readonly string[] | undefined;
   /** Lines run first on a remote shell (environment, cwd). */
   readonly remoteSetup: string[];
-  /** The remote shell's process group, for in-band signals. */
+  /** The remote shell's process group and session, for in-band signals. */
   remoteGroup: number | null = null;
+  remoteSession: number | null = null;
+  /** The second connection that carries signals to the remote side. */
+  readonly control: ControlChannel | null;
+  readonly launch: Launch;
   /** Runs inside a sandbox whose processes form the group `innerGroup`. */
   readonly sandboxed: boolean;
   innerGroup: number | null = null;
@@ -217,6 +213,7 @@ class Shell {
     this.separate = options.separate;
     this.limits = options.limits ? limitsScript(options.limits) : "";
     this.killer = options.shell;
+    this.launch = launchOf(options);
     this.transport = options.transport?.argv;
     // Over a transport, stdin may be anything: bash reads its script from it.
     this.scriptFd = SCRIPT_FROM_FD && this.transport === undefined;
@@ -238,11 +235,7 @@ class Shell {
       ]
       : [];
     this.proc = spawnGroup(
-      options.sandbox
-        ? sandboxLauncher(options.shell, bwrapArgv(options.sandbox, inner))
-        : this.transport
-        ? transportLauncher(options.shell, [...this.transport, ...inner])
-        : inner,
+      launchArgv(this.launch, options.shell, inner),
       {
         cwd: options.sandbox || this.transport ? undefined : options.cwd,
         env: this.transport
@@ -252,6 +245,10 @@ class Shell {
         killer: options.shell,
       },
     );
+    // Opened with the session, so a signal never waits for a connection.
+    this.control = options.transport
+      ? new ControlChannel(options.transport, options.shell)
+      : null;
     this.#pumps = [
       pump(this.proc.stdout, (c) => this.out.push(c)),
       pump(
@@ -273,9 +270,8 @@ class Shell {
 
   /** The script bash runs once at start. */
   initScript(): string {
-    const s = this.secret;
     const errFrame = this.separate
-      ? `;printf '%s\\036${s}\\0' "$1" >&${SENTINEL_ERR_FD}`
+      ? `;builtin printf '%s\\036\\0' "$1" 2>/dev/null >&${SENTINEL_ERR_FD}`
       : "";
     // Where bash reads its script: fd 255 when started as `bash /dev/fd/0`
     // (stdin is then /dev/null for good); otherwise stdin, which each command
@@ -284,52 +280,70 @@ class Shell {
     const eof = this.scriptFd ? "" : " </dev/null";
     // read -N counts characters: ASCII commands read as they are, others in
     // the C locale. Both hand the previous status on, so `$?` carries over.
+    // Every command is called through `builtin`, so functions named like
+    // builtins cannot break the framing. A step that fails (a descriptor the
+    // command closed, a variable it made read-only) ends the shell at once:
+    // the next result says restarted, and nothing is left to be run twice.
+    // The status of each command is kept in __bbq and handed to the next
+    // (`$?` carries over) through an `if` condition, and the command runs
+    // through `command eval`: neither the framing nor the eval's own status
+    // fires a user's ERR trap a second time. A step that fails (a descriptor
+    // the command closed, a variable it made read-only) ends the shell at
+    // once: the result says restarted, and nothing is left to run twice.
     const readAscii =
-      `__bba(){ local s=$?;IFS= read -r -N "$1"${input} __bbc;return $s; }`;
+      `__bba(){ IFS= builtin read -r -N "$1"${input} __bbc||builtin exit 114; }`;
     const readBytes =
-      `__bbr(){ local s=$? LC_ALL=C;IFS= read -r -N "$1"${input} __bbc;return $s; }`;
+      `__bbr(){ builtin local LC_ALL=C;IFS= builtin read -r -N "$1"${input} __bbc||builtin exit 114; }`;
+    // The frame goes to fd ${SENTINEL_OUT_FD}; should the command have closed
+    // it, to the spare copy on fd ${SPARE_OUT_FD}.
+    // (`exec`, not `builtin exec`: only the former keeps a redirection.)
+    const framePrint =
+      `__bbp(){ [[ /proc/$$/fd/${SENTINEL_OUT_FD} -ef /proc/$$/fd/${SPARE_OUT_FD} ]]||exec ${SENTINEL_OUT_FD}>&${SPARE_OUT_FD};builtin printf '%s\\036%d %s\\0' "$1" "$__bbq" "$PWD" >&${SENTINEL_OUT_FD}${errFrame}; }`;
     const frameEnd =
-      `__bbf(){ local s=$?;printf '%s\\036${s}%d %s\\0' "$1" "$s" "$PWD" >&${SENTINEL_OUT_FD}${errFrame};return $s; }`;
+      `__bbf(){ builtin local __bbl=$?;builtin unset -v __bbq||builtin exit 113;__bbq=$__bbl;__bbp "$1" 2>/dev/null||builtin exit 113; }`;
+    const run =
+      `if __bbs "$__bbq";then command eval "$__bbc"${eof};else command eval "$__bbc"${eof};fi`;
     return [
       ...(this.scriptFd ? ["exec </dev/null"] : []),
       ...this.remoteSetup,
       ...(this.transport
         ? [
-          `printf 'BASHBOX_PGID=%s\\n' "$(cut -d' ' -f5 /proc/$$/stat 2>/dev/null || ps -o pgid= -p $$)"`,
+          `printf 'BASHBOX_PGID=%s\\n' "$(cut -d' ' -f5,6 /proc/$$/stat 2>/dev/null || ps -o pgid=,sid= -p $$)"`,
         ]
         : []),
       ...(this.limits ? [this.limits.trimEnd()] : []),
-      `exec ${SENTINEL_OUT_FD}>&1 ${
+      `exec ${SENTINEL_OUT_FD}>&1 ${SPARE_OUT_FD}>&1 ${
         this.separate ? `${SENTINEL_ERR_FD}>&2` : "2>&1"
       }`,
       // An interrupt stops the rest of the command line, as Ctrl-C does at a
       // prompt: the INT handler makes a DEBUG trap (with extdebug) skip every
       // command but bashbox's own, and swaps in framing functions that undo
       // it first. The normal path pays nothing for this.
-      "__bbd(){ [[ $BASH_COMMAND == __bb[afrsui]* || ${FUNCNAME[1]} == __bb[afrsui] ]]; }",
-      "__bbs(){ return $1; }",
-      `__bbu(){ trap - DEBUG;shopt -u extdebug;${readAscii};${readBytes};${frameEnd}; }`,
-      '__bbi(){ __bba(){ __bbu;__bba "$@"; };__bbr(){ __bbu;__bbr "$@"; };__bbf(){ __bbu;__bbs 130;__bbf "$@"; };shopt -s extdebug;trap __bbd DEBUG; }',
+      "__bbd(){ [[ $BASH_COMMAND == __bb[afrsuip]* || ${FUNCNAME[1]} == __bb[afrsuip] ]]; }",
+      "__bbs(){ builtin return $1; }",
+      `__bbu(){ builtin trap - DEBUG;builtin shopt -u extdebug;${readAscii};${readBytes};${frameEnd}; }`,
+      '__bbi(){ __bba(){ __bbu;__bba "$@"; };__bbr(){ __bbu;__bbr "$@"; };__bbf(){ __bbu;__bbs 130;__bbf "$@"; };builtin shopt -s extdebug;builtin trap __bbd DEBUG; }',
       "trap __bbi INT",
       "PS1= PS2= PROMPT_COMMAND=",
       'export LANG="${LANG:-C.UTF-8}"',
-      "BASH_ARGV0=bash",
+      "BASH_ARGV0=bash __bbq=0",
       readAscii,
       readBytes,
+      framePrint,
       frameEnd,
       // The per-call line stays short (bash reads it one byte at a time): the
       // alias expands in memory. Should a command turn aliases off, the
       // function of the same name still ends the command.
       // (The function first: once the alias exists, the name would expand.)
-      `__bbE(){ builtin eval "$__bbc"${eof};__bbf "$1"; }`,
+      `__bbE(){ ${run};__bbf "$1"; }`,
       "shopt -s expand_aliases",
-      `alias __bbE='builtin eval "$__bbc"${eof};__bbf'`,
+      `alias __bbE='${run};__bbf'`,
       "",
     ].join("\n");
   }
 
   needle(id: string): Uint8Array {
-    return encoder.encode(`${id}\x1e${this.secret}`);
+    return encoder.encode(`${id}\x1e`);
   }
 
   /** Sends a command (or the start-up script) and resolves when it is done or the shell died. */
@@ -381,28 +395,27 @@ class Shell {
     });
   }
 
-  /** Signals everything the shell runs (inside a sandbox: its process group). */
+  /**
+   * Signals everything the shell runs: its process group and every other
+   * process of its session (inside a sandbox: the sandbox's session; over a
+   * transport: the remote ones, through the control channel). Resolves when
+   * the signal was delivered.
+   */
   async signal(signal: GroupSignal): Promise<void> {
-    if (this.transport !== undefined && this.remoteGroup !== null) {
-      // Signals cannot cross the pipe: run kill at the other end.
-      await exec(
-        transportLauncher(this.killer, [
-          ...this.transport,
-          "kill",
-          "-s",
-          signal.slice(3),
-          "--",
-          `-${this.remoteGroup}`,
-        ]),
-        { timeoutMs: 10_000, killGraceMs: 100 },
-      ).catch(() => {});
+    if (this.control !== null && this.remoteGroup !== null) {
+      // Signals cannot cross the pipe: the control channel runs kill there.
+      await this.control.signal(
+        signal,
+        this.remoteGroup,
+        this.remoteSession ?? this.remoteGroup,
+      );
       if (signal !== "SIGKILL") return;
     }
     if (this.innerGroup !== null) {
-      await signalGroup(this.innerGroup, signal, this.killer).catch(() => {});
+      await signalSandbox(this.innerGroup, signal, this.killer);
       if (signal !== "SIGKILL") return;
     }
-    await this.proc.killGroup(signal).catch(() => {});
+    await this.proc.killSession(signal);
   }
 
   /** Kills the whole group and waits until the shell is gone. */
@@ -413,8 +426,12 @@ class Shell {
     // be reused afterwards: it is signalled only while bwrap runs.
     if (this.exitStatus === null || this.remoteGroup !== null) {
       await this.signal("SIGKILL");
+    } else if (this.launch.kind === "local") {
+      // What left the group but not the session dies with the shell.
+      await this.proc.killSession("SIGKILL");
     }
     await this.gone;
+    await this.control?.close();
   }
 }
 
@@ -585,9 +602,18 @@ export class BashSession {
     try {
       this.#assertOpen();
       checkCommand(command);
+      if (options === null || typeof options !== "object") {
+        throw new TypeError(
+          `Expected the run options to be an object, got ${
+            options === null ? "null" : typeof options
+          }`,
+        );
+      }
       if (options.timeoutMs !== undefined) {
         checkDuration("timeoutMs", options.timeoutMs);
       }
+      const signal = checkSignal(options.signal);
+      if (signal?.aborted) throw abortedBeforeStart(signal);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -703,7 +729,7 @@ export class BashSession {
         cwd: o.cwd,
         env: o.env,
         login: o.login ?? false,
-        shell: o.shell ?? "bash",
+        shell: resolveProgram(o.shell ?? "bash", o.env),
         separate: o.stderr === "separate",
         sandbox: o.sandbox,
         limits: o.limits,
@@ -759,12 +785,13 @@ export class BashSession {
       throw new TypeError("The session is closed");
     }
     if (shell.transport) {
-      const m = /BASHBOX_PGID=\s*(\d+)/.exec(startup.finish().text);
+      const m = /BASHBOX_PGID=\s*(\d+)\s+(\d+)/.exec(startup.finish().text);
       if (m === null) {
         await shell.kill();
         throw new Error("The remote shell did not report its process group");
       }
       shell.remoteGroup = Number(m[1]);
+      shell.remoteSession = Number(m[2]);
     }
     if (shell.sandboxed) {
       shell.innerGroup = bwrapChildPid(startup.finish().text);
@@ -783,6 +810,8 @@ export class BashSession {
 
   async #run(command: string, options: RunOptions): Promise<SessionResult> {
     this.#assertOpen();
+    // Aborted while it waited in the queue: it never starts.
+    if (options.signal?.aborted) throw abortedBeforeStart(options.signal);
     const lostBefore = this.#shell !== null &&
       this.#shell.exitStatus !== null &&
       !this.#shell.killed;
@@ -792,26 +821,35 @@ export class BashSession {
     const err = shell.separate
       ? new CaptureBuffer(this.#headBytes, this.#tailBytes)
       : null;
+    const onOutput = guardCallback(options.onOutput);
     const sinks = {
-      out: captureSink(out, "stdout", options.onOutput),
+      out: captureSink(out, "stdout", onOutput.call),
       // Merged mode has no stderr stream: nothing reaches this sink.
-      err: err ? captureSink(err, "stderr", options.onOutput) : () => {},
+      err: err ? captureSink(err, "stderr", onOutput.call) : () => {},
     };
 
     let timedOut = false;
     let aborted = false;
+    let finished = false;
+    /** A signal past the interrupt was sent: the shell's state is not trusted. */
+    let escalated = false;
     const timers: ReturnType<typeof setTimeout>[] = [];
-    const stop = (why: "timeout" | "abort") => {
+    const stop = async (why: "timeout" | "abort") => {
       if (timedOut || aborted) return;
       if (why === "timeout") timedOut = true;
       else aborted = true;
-      shell.signal("SIGINT");
-      const grace = this.#killGraceMs;
-      timers.push(setTimeout(() => shell.signal("SIGTERM"), grace / 2));
-      timers.push(setTimeout(() => {
-        shell.killed = true;
-        shell.signal("SIGKILL");
-      }, grace));
+      // The grace counts from the interrupt's delivery (a transport may take
+      // a while), so a command that obeys it is never escalated against.
+      await shell.signal("SIGINT");
+      if (finished) return;
+      for (const step of escalation(this.#killGraceMs)) {
+        timers.push(setTimeout(() => {
+          if (finished) return;
+          escalated = true;
+          if (step.signal === "SIGKILL") shell.killed = true;
+          shell.signal(step.signal);
+        }, step.afterMs));
+      }
     };
     const deadline = setTimeout(
       () => stop("timeout"),
@@ -825,6 +863,7 @@ export class BashSession {
     try {
       frame = await shell.send("", command, sinks);
     } finally {
+      finished = true;
       clearTimeout(deadline);
       timers.forEach(clearTimeout);
       options.signal?.removeEventListener("abort", onAbort);
@@ -833,9 +872,18 @@ export class BashSession {
     let exitCode: number | null;
     let signal: string | null = null;
     let restarted = lostBefore;
-    if (frame.kind === "done") {
+    if (frame.kind === "done" && !escalated) {
       exitCode = frame.status;
       if (frame.cwd !== "") this.#cwd = frame.cwd;
+    } else if (frame.kind === "done") {
+      // The command ended just as the escalation went out: the shell may be
+      // dying. Say so now rather than with the next command.
+      shell.killed = true;
+      await shell.kill();
+      if (this.#shell === shell) this.#shell = null;
+      exitCode = frame.status;
+      restarted = true;
+      this.#cwd = this.#initialCwd;
     } else {
       // The shell died: exit, exec, set -e, a kill from outside, or the escalation.
       await shell.kill();
@@ -845,7 +893,7 @@ export class BashSession {
       restarted = true;
       this.#cwd = this.#initialCwd;
     }
-    return {
+    const result: SessionResult = {
       output: out.finish(),
       ...(err ? { stderr: err.finish() } : {}),
       exitCode,
@@ -856,6 +904,10 @@ export class BashSession {
       cwd: this.#cwd,
       durationMs: performance.now() - started,
     };
+    if (onOutput.error() !== undefined) {
+      throw new OutputCallbackError(result, onOutput.error());
+    }
+    return result;
   }
 }
 

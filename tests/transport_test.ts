@@ -126,6 +126,49 @@ test(
 );
 
 test(
+  "BashSession over a transport whose connections take a second: a timeout keeps the state, signals do not wait for a connection",
+  async () => {
+    // Every new connection is delayed by a second, as a slow ssh would be.
+    const slow = {
+      argv: ["bash", "-c", 'sleep 1; exec "$@"', "slow", ...transport.argv],
+    };
+    for (const grace of [300, 1000]) {
+      const mark = marker();
+      await using s = new BashSession({
+        transport: slow,
+        killGraceMs: grace,
+      });
+      await s.run("export KEEP=1");
+      const before = performance.now();
+      const r = await s.run(`sleep ${mark}`, { timeoutMs: 300 });
+      ok(r.timedOut);
+      equal(r.restarted, false);
+      // The interrupt went through the channel opened with the session.
+      ok(performance.now() - before < 300 + 900, "the signal waited");
+      equal((await gone(mark)).length, 0);
+      const next = await s.run("echo $KEEP");
+      equal(next.restarted, false);
+      equal(next.output.text, "1\n");
+    }
+  },
+  { skip },
+);
+
+test(
+  "BashSession over ssh: a deadline kills what left the remote group",
+  async () => {
+    const mark = marker();
+    await using s = new BashSession({ transport, killGraceMs: 400 });
+    const r = await s.run(`timeout 30 sleep ${mark}; echo after`, {
+      timeoutMs: 300,
+    });
+    ok(r.timedOut);
+    equal((await gone(mark)).length, 0);
+  },
+  { skip },
+);
+
+test(
   "BashSession over ssh: escalation and close() leave nothing on the server",
   async () => {
     const stubborn = marker();

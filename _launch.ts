@@ -1,0 +1,185 @@
+/**
+ * The three ways a session's shell is launched — on this host, inside a
+ * bubblewrap sandbox, or at the other end of a transport (ssh, docker exec,
+ * kubectl exec) — as one tagged union, and how each is signalled.
+ *
+ * Internal module: only `session.ts` imports it.
+ *
+ * @module
+ */
+
+import {
+  type GroupProcess,
+  type GroupSignal,
+  pump,
+  signalGroup,
+  signalSession,
+  spawnGroup,
+  SWEEP_SCRIPT,
+  within,
+} from "./_runtime.ts";
+import { type Sandbox, bwrapArgv, sandboxLauncher } from "./sandbox.ts";
+
+/** A byte pipe to a remote bash. */
+export interface Transport {
+  /** The local command whose stdin/stdout reach the remote side. */
+  argv: readonly string[];
+}
+
+/** Where a session's shell runs. */
+export type Launch =
+  | { readonly kind: "local" }
+  | { readonly kind: "sandbox"; readonly sandbox: Sandbox }
+  | { readonly kind: "transport"; readonly transport: Transport };
+
+/** The launch a session's options ask for. */
+export function launchOf(
+  options: { sandbox?: Sandbox; transport?: Transport },
+): Launch {
+  if (options.sandbox) return { kind: "sandbox", sandbox: options.sandbox };
+  if (options.transport) {
+    return { kind: "transport", transport: options.transport };
+  }
+  return { kind: "local" };
+}
+
+/**
+ * Runs a transport through the shell (`exec "$@"`), so Deno needs no run
+ * permission beyond the shell's; the pid and process group stay the same.
+ */
+export function transportLauncher(
+  shell: string,
+  argv: readonly string[],
+): string[] {
+  return [shell, "-c", 'exec "$@"', "bashbox-transport", ...argv];
+}
+
+/** The local argv that starts `inner` (a bash command line) for a launch. */
+export function launchArgv(
+  launch: Launch,
+  shell: string,
+  inner: readonly string[],
+): string[] {
+  switch (launch.kind) {
+    case "local":
+      return [...inner];
+    case "sandbox":
+      return sandboxLauncher(shell, bwrapArgv(launch.sandbox, inner));
+    case "transport":
+      return transportLauncher(shell, [...launch.transport.argv, ...inner]);
+  }
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** How long a signal through a transport may take to be acknowledged. */
+const CONTROL_ACK_MS = 15_000;
+
+/**
+ * The control channel of a remote session: a second connection opened with
+ * the session, running a small bash loop that signals the remote process
+ * group and session on request and acknowledges each request, so a signal
+ * costs a round trip instead of a new connection, and arrives in order.
+ */
+export class ControlChannel {
+  readonly #proc: GroupProcess;
+  readonly #waiters: (() => void)[] = [];
+  readonly #fallback: readonly string[];
+  readonly #killer: string;
+  #alive = true;
+
+  /** Opens the connection; requests written before it is up wait in the pipe. */
+  constructor(transport: Transport, killer: string) {
+    this.#killer = killer;
+    this.#fallback = transport.argv;
+    this.#proc = spawnGroup(
+      transportLauncher(killer, [
+        ...transport.argv,
+        "bash",
+        "--noprofile",
+        "--norc",
+      ]),
+      { stdin: true, killer },
+    );
+    let pending = "";
+    const out = pump(this.#proc.stdout, (chunk) => {
+      pending += decoder.decode(chunk, { stream: true });
+      let nl;
+      while ((nl = pending.indexOf("\n")) !== -1) {
+        pending = pending.slice(nl + 1);
+        this.#waiters.shift()?.();
+      }
+    });
+    const err = pump(this.#proc.stderr, () => {});
+    this.#proc.status.then(async () => {
+      this.#alive = false;
+      await Promise.all([out.done, err.done]);
+      this.#waiters.splice(0).forEach((w) => w());
+    });
+    this.#proc.write(encoder.encode(
+      `__sw(){ ${SWEEP_SCRIPT}\n}\n` +
+        `while read -r sig pg sid; do kill -s "$sig" -- "-$pg" 2>/dev/null;` +
+        ` [ "$sig" = KILL ] && g=0 || g=$pg; __sw "$sid" "$g" "$sig"; echo k; done\n`,
+    ));
+  }
+
+  /**
+   * Sends `signal` to remote group `group` and the rest of session `session`;
+   * resolves when the remote side acknowledged it (or the channel is gone).
+   */
+  async signal(
+    signal: GroupSignal,
+    group: number,
+    session: number,
+  ): Promise<void> {
+    const line = `${signal.slice(3)} ${group} ${session}\n`;
+    if (this.#alive) {
+      const acked = new Promise<void>((resolve) => this.#waiters.push(resolve));
+      if (await this.#proc.write(encoder.encode(line))) {
+        if (await within(acked, CONTROL_ACK_MS) && this.#alive) return;
+      }
+    }
+    // The channel is gone: one connection for this signal.
+    const once = spawnGroup(
+      transportLauncher(this.#killer, [
+        ...this.#fallback,
+        "kill",
+        "-s",
+        signal.slice(3),
+        "--",
+        `-${group}`,
+      ]),
+      { killer: this.#killer },
+    );
+    const pumps = [pump(once.stdout, () => {}), pump(once.stderr, () => {})];
+    if (!await within(once.status, CONTROL_ACK_MS)) {
+      await once.killGroup("SIGKILL").catch(() => {});
+    }
+    await Promise.all(pumps.map((p) => p.stop()));
+  }
+
+  /** Closes the channel and ends its local process. */
+  async close(): Promise<void> {
+    await this.#proc.closeStdin();
+    if (!await within(this.#proc.status, 2000)) {
+      await this.#proc.killGroup("SIGKILL").catch(() => {});
+    }
+    await this.#proc.status;
+  }
+}
+
+/** Signals a sandbox's inner session (its host-side group and session id). */
+export async function signalSandbox(
+  inner: number,
+  signal: GroupSignal,
+  killer: string,
+): Promise<void> {
+  await Promise.all([
+    signalGroup(inner, signal, killer).catch(() => {}),
+    signalSession(inner, signal, {
+      exceptGroup: signal === "SIGKILL" ? 0 : inner,
+      killer,
+    }),
+  ]);
+}
