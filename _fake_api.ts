@@ -17,10 +17,12 @@ import type { AddressInfo } from "node:net";
 
 /** One scripted assistant turn: the content blocks and the stop reason. */
 export interface ScriptedTurn {
+  /** The assistant's content blocks. */
   content: Array<
     | { type: "text"; text: string }
     | { type: "tool_use"; id: string; name: string; input: unknown }
   >;
+  /** Why the turn ended. */
   stop_reason:
     | "end_turn"
     | "tool_use"

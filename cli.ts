@@ -1,25 +1,84 @@
 /**
- * The bashbox command line: `agent`, `run`, `repl` and `demo`.
+ * The bashbox command line: `run`, `repl`, `agent` and `demo`.
  *
  * ```sh
  * deno run --allow-run=bash --allow-read --allow-write --allow-env --allow-net cli.ts demo
  * ```
  *
+ * The `@anthropic-ai/sdk` package is loaded only by `agent` and `demo`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { main } from "./cli.ts";
+ *
+ * let out = "";
+ * const code = await main(["run", "echo", "hi"], { out: (t) => out += t, err: () => {} });
+ * assert.equal(code, 0);
+ * assert.equal(out, "Exit code 0\nhi\n");
+ * ```
+ *
  * @module
  */
 
-import Anthropic from "@anthropic-ai/sdk";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
-import { type ScriptedTurn, startFakeApi } from "./_fake_api.ts";
-import { type AgentEvent, BashTool, runAgent } from "./anthropic.ts";
+import type { ScriptedTurn } from "./_fake_api.ts";
+import {
+  type AgentEvent,
+  BashTool,
+  type MessagesClient,
+  runAgent,
+} from "./anthropic.ts";
 import { jsonlAudit } from "./audit.ts";
-import { formatResult } from "./format.ts";
+import { describeStatus } from "./format.ts";
 import { Policy, type PolicyOptions } from "./policy.ts";
 import { redactor } from "./redact.ts";
-import { BashSession } from "./session.ts";
+import {
+  BashSession,
+  type BashSessionOptions,
+  type RunOptions,
+  type SessionResult,
+} from "./session.ts";
+
+export type { ToolResultBlock } from "./format.ts";
+export type { AgentEvent, ScriptedTurn };
+
+/**
+ * The version `--version` prints (the package's).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { VERSION } from "./cli.ts";
+ *
+ * assert.match(VERSION, /^\d+\.\d+\.\d+/);
+ * ```
+ */
+export const VERSION = "0.1.0";
+
+/**
+ * Default model of `agent` and of `demo --api`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_MODEL } from "./cli.ts";
+ *
+ * assert.equal(typeof DEFAULT_MODEL, "string");
+ * ```
+ */
+export const DEFAULT_MODEL = "claude-sonnet-4-5";
+
+/** A terminal on standard input: raw key bytes for line editing and Ctrl-C. */
+export interface CliTerminal {
+  /** Raw mode on or off (in raw mode Ctrl-C arrives as the byte 3). */
+  setRaw(on: boolean): void;
+  /** The next bytes typed, or null at the end of input. */
+  read(): Promise<Uint8Array | null>;
+}
 
 /** Where the CLI writes and what it reads. */
 export interface CliIo {
@@ -27,51 +86,178 @@ export interface CliIo {
   out(text: string): void;
   /** Writes to standard error. */
   err(text: string): void;
-  /** Lines of standard input (for `repl`). */
+  /** Lines of standard input when it is not a terminal (for `repl`). */
   lines?: AsyncIterable<string>;
-  /** Environment variables (for `ANTHROPIC_API_KEY`). */
+  /** Standard input when it is a terminal: `repl` edits lines, `agent` asks. */
+  terminal?: CliTerminal;
+  /**
+   * The environment: `ANTHROPIC_API_KEY`, `USER` and the values that
+   * redaction hides.
+   *
+   * @default {{}}
+   */
   env?: Record<string, string | undefined>;
+  /**
+   * How the user invoked the program, for messages.
+   *
+   * @default {"bashbox"}
+   */
+  name?: string;
+  /**
+   * Colour the output (a terminal, `NO_COLOR` unset).
+   *
+   * @default {false}
+   */
+  color?: boolean;
 }
 
-/**
- * Default model of `agent` and of `demo` with an API key.
- *
- * @example
- * ```ts
- * import { DEFAULT_MODEL } from "./cli.ts";
- *
- * console.assert(typeof DEFAULT_MODEL === "string");
- * ```
- */
-export const DEFAULT_MODEL = "claude-sonnet-4-5";
-
-const HELP =
-  `bashbox: run the shell commands a model asks for (Anthropic bash_20250124 tool)
+function help(name: string): string {
+  return `${name} ${VERSION}: run the shell commands a model asks for (Anthropic bash_20250124 tool)
 
 Usage:
-  bashbox demo [--api]              offline end-to-end demo (a loopback fake of the
-                                    Messages API drives the real SDK client and real
-                                    bash); --api (or ANTHROPIC_API_KEY set) uses the
-                                    real API instead
-  bashbox run [options] <command>   run one command in a fresh session and print the
-                                    tool_result the model would get (--json: the block)
-  bashbox repl [options]            an interactive session showing what the model sees
-  bashbox agent [options] <task>    run an agent on the task (needs ANTHROPIC_API_KEY)
+  ${name} run [options] [--] <command...>
+      run one command in a fresh session and print the tool_result the model
+      would get; several words are joined with spaces, as ssh does
+      (run ls -la, run -- ls -la, run 'a | b')
+  ${name} repl [options]
+      one persistent bash showing what the model would see; on a terminal:
+      line editing and history, Ctrl-C stops the running command,
+      Ctrl-D or "exit" at the prompt leaves
+  ${name} agent [options] <task...>
+      run a model on the task (needs ANTHROPIC_API_KEY); policy readonly
+      unless --allow-all or --policy; commands the policy asks about are
+      put to you on a terminal (y/n/always) and refused otherwise
+  ${name} demo [--api]
+      end-to-end demo, offline: a loopback fake of the Messages API drives
+      the real SDK client and real bash; --api uses the real API instead
 
 Options:
-  --timeout <ms>     deadline per command (default 120000)
-  --cwd <dir>        working directory of the session
-  --model <name>     model for agent/demo --api (default ${DEFAULT_MODEL})
-  --max-turns <n>    most model calls for agent (default 20)
-  --audit <file>     append an audit trail (JSON Lines) to file
-  --policy <p>       readonly, allow-all, or a JSON file {allow, ask, deny, default}
-  --json             run: print the tool_result block as JSON
-  -h, --help         this text
+  --timeout <ms>      deadline per command (default 120000)
+  --cwd <dir>         working directory of the session
+  --policy <p>        readonly, allow-all, or a JSON file {allow, ask, deny, default}
+  --audit <file>      append an audit trail (JSON Lines) to file
+  --spill-dir <dir>   where output cut for the model is kept in full
+                      (default $TMPDIR/bashbox-spill-$USER; files stay after exit)
+  --json              run: print the tool_result block as JSON
+  --model <name>      agent, demo --api: the model (default ${DEFAULT_MODEL})
+  --max-turns <n>     agent: most model calls (default 20)
+  --allow-all         agent: no policy (default: readonly)
+  --api               demo: use the real API (needs ANTHROPIC_API_KEY)
+  --version           print the version
+  -h, --help          this text
 
 Exit codes: 0 success; 1 the command or the run failed; 2 bad usage.
 `;
+}
 
 class UsageError extends Error {}
+
+const VALUE_OPTIONS = [
+  "timeout",
+  "cwd",
+  "policy",
+  "audit",
+  "spill-dir",
+  "model",
+  "max-turns",
+] as const;
+const FLAG_OPTIONS = ["json", "api", "allow-all", "help", "version"] as const;
+type ValueOption = typeof VALUE_OPTIONS[number];
+type FlagOption = typeof FLAG_OPTIONS[number];
+
+const COMMON: readonly string[] = [
+  "timeout",
+  "cwd",
+  "policy",
+  "audit",
+  "spill-dir",
+  "help",
+  "version",
+];
+const ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  run: [...COMMON, "json"],
+  repl: COMMON,
+  agent: [...COMMON, "model", "max-turns", "allow-all"],
+  demo: [...COMMON, "model", "api"],
+};
+
+interface Parsed {
+  command?: string;
+  values: Partial<Record<ValueOption, string>>;
+  flags: Partial<Record<FlagOption, boolean>>;
+  rest: string[];
+}
+
+/**
+ * Options go before or after the subcommand; for `run` and `agent` the first
+ * word that is not one of their options (or everything after `--`) starts
+ * the command or task.
+ */
+function parseArgs(args: readonly string[], parsed: Parsed): Parsed {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--" && parsed.command !== undefined) {
+      parsed.rest.push(...args.slice(i + 1));
+      break;
+    }
+    if (arg === "-h") {
+      parsed.flags.help = true;
+      continue;
+    }
+    if (!arg.startsWith("--") || arg === "--") {
+      if (parsed.command === undefined && arg !== "--") {
+        parsed.command = arg;
+        continue;
+      }
+      if (arg.startsWith("-") && arg !== "-" && arg !== "--") {
+        throw new UsageError(
+          `Unknown option "${arg}"${
+            parsed.command === "run" ? ' (put the command after "--")' : ""
+          }`,
+        );
+      }
+      if (parsed.command === "run" || parsed.command === "agent") {
+        parsed.rest.push(...args.slice(i));
+        break;
+      }
+      parsed.rest.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = arg.slice(2, eq === -1 ? undefined : eq);
+    if ((FLAG_OPTIONS as readonly string[]).includes(name)) {
+      if (eq !== -1) {
+        throw new UsageError(`Option "--${name}" takes no value, got "${arg}"`);
+      }
+      parsed.flags[name as FlagOption] = true;
+    } else if ((VALUE_OPTIONS as readonly string[]).includes(name)) {
+      let value: string | undefined;
+      if (eq !== -1) value = arg.slice(eq + 1);
+      else if (i + 1 < args.length) value = args[++i];
+      if (value === undefined) {
+        throw new UsageError(`Expected a value after "--${name}", got none`);
+      }
+      parsed.values[name as ValueOption] = value;
+    } else {
+      throw new UsageError(`Unknown option "--${name}"`);
+    }
+  }
+  if (parsed.command !== undefined && ALLOWED[parsed.command]) {
+    const allowed = ALLOWED[parsed.command];
+    const given = [
+      ...Object.keys(parsed.values),
+      ...Object.keys(parsed.flags),
+    ];
+    for (const option of given) {
+      if (!allowed.includes(option)) {
+        throw new UsageError(
+          `Option "--${option}" does not apply to "${parsed.command}"`,
+        );
+      }
+    }
+  }
+  return parsed;
+}
 
 function positiveInt(
   name: string,
@@ -87,127 +273,172 @@ function positiveInt(
   return n;
 }
 
+function existingDirectory(dir: string | undefined): string | undefined {
+  if (dir === undefined) return undefined;
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    throw new UsageError(
+      `Expected --cwd to be an existing directory, got "${dir}" (no such directory)`,
+    );
+  }
+  if (!isDir) {
+    throw new UsageError(
+      `Expected --cwd to be a directory, got "${dir}" (not a directory)`,
+    );
+  }
+  return dir;
+}
+
 /**
  * Runs the CLI with `args` (without the program name) and returns the exit
- * code.
+ * code. Never throws: errors go to `io.err`, named after `io.name` and the
+ * subcommand.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { main } from "./cli.ts";
  *
  * let out = "";
- * const code = await main(["run", "echo hi"], { out: (t) => out += t, err: () => {} });
- * console.assert(code === 0 && out === "Exit code 0\nhi\n");
+ * let err = "";
+ * const io = { out: (t: string) => out += t, err: (t: string) => err += t };
+ * assert.equal(await main(["run", "ls", "-d", "/"], io), 0);
+ * assert.equal(out, "Exit code 0\n/\n");
+ * assert.equal(await main(["run", "--cwd", "/no/such/dir", "true"], io), 2);
+ * assert.match(err, /bashbox run: Expected --cwd to be an existing directory/);
  * ```
  */
 export async function main(args: string[], io: CliIo): Promise<number> {
-  let parsed;
+  const name = io.name ?? "bashbox";
+  const parsed: Parsed = { values: {}, flags: {}, rest: [] };
   try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        timeout: { type: "string" },
-        cwd: { type: "string" },
-        model: { type: "string" },
-        "max-turns": { type: "string" },
-        audit: { type: "string" },
-        policy: { type: "string" },
-        json: { type: "boolean" },
-        api: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (error) {
-    io.err(
-      `bashbox: ${(error as Error).message}\nRun "bashbox --help" for usage.\n`,
-    );
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  const [command, ...rest] = positionals;
-  if (values.help || command === "help") {
-    io.out(HELP);
-    return 0;
-  }
-  try {
-    const timeoutMs = positiveInt("timeout", values.timeout);
-    const maxTurns = positiveInt("max-turns", values["max-turns"]);
-    const common = {
-      timeoutMs,
-      cwd: values.cwd,
+    parseArgs(args, parsed);
+    const { command, values, flags, rest } = parsed;
+    if (flags.help || command === "help") {
+      io.out(help(name));
+      return 0;
+    }
+    if (flags.version) {
+      io.out(`bashbox ${VERSION}\n`);
+      return 0;
+    }
+    if (command !== undefined && !ALLOWED[command]) {
+      throw new UsageError(
+        `Unknown command "${command}": expected run, repl, agent or demo`,
+      );
+    }
+    if (command === undefined) {
+      throw new UsageError("Expected a command: run, repl, agent or demo");
+    }
+    if ((command === "repl" || command === "demo") && rest.length > 0) {
+      throw new UsageError(
+        `Expected no arguments after "${command}", got ${
+          JSON.stringify(rest.join(" "))
+        }`,
+      );
+    }
+    if (values.policy !== undefined && flags["allow-all"]) {
+      throw new UsageError("Expected --policy or --allow-all, got both");
+    }
+    const env = io.env ?? {};
+    const common: CommonOptions = {
+      timeoutMs: positiveInt("timeout", values.timeout),
+      cwd: existingDirectory(values.cwd),
       audit: values.audit,
       policy: values.policy === undefined
         ? undefined
         : loadPolicy(values.policy),
-      env: io.env,
+      spillDir: values["spill-dir"] ??
+        join(tmpdir(), `bashbox-spill-${safeName(env.USER ?? env.LOGNAME)}`),
+      env,
     };
     switch (command) {
-      case "run":
-        if (rest.length !== 1) {
-          throw new UsageError(
-            `Expected one command after "run", got ${rest.length}`,
-          );
+      case "run": {
+        if (rest.length === 0) {
+          throw new UsageError('Expected a command after "run", got none');
         }
         return await runOnce(
-          rest[0],
-          { ...common, json: values.json ?? false },
+          rest.join(" "),
+          { ...common, json: flags.json ?? false },
           io,
         );
+      }
       case "repl":
         return await repl(common, io);
       case "demo": {
-        const key = io.env?.ANTHROPIC_API_KEY;
-        if (values.api && !key) {
+        const key = env.ANTHROPIC_API_KEY;
+        if (flags.api && !key) {
           throw new UsageError(
             "--api needs ANTHROPIC_API_KEY in the environment",
           );
         }
-        return await demo({ ...common, model: values.model, apiKey: key }, io);
+        return await demo(
+          {
+            ...common,
+            model: values.model,
+            apiKey: flags.api ? key : undefined,
+          },
+          io,
+        );
       }
       case "agent": {
-        if (rest.length !== 1) {
-          throw new UsageError(
-            `Expected one task after "agent", got ${rest.length}`,
-          );
+        if (rest.length === 0) {
+          throw new UsageError('Expected a task after "agent", got none');
         }
-        const key = io.env?.ANTHROPIC_API_KEY;
+        const key = env.ANTHROPIC_API_KEY;
         if (!key) {
           throw new UsageError(
-            "agent needs ANTHROPIC_API_KEY in the environment",
+            "agent needs ANTHROPIC_API_KEY in the environment (no request was made)",
           );
         }
-        const tool = makeTool(common);
+        const maxTurns = positiveInt("max-turns", values["max-turns"]);
+        const policy = flags["allow-all"]
+          ? undefined
+          : common.policy ?? Policy.readOnly();
+        const keys = io.terminal ? new Keys(io.terminal) : undefined;
+        const tool = makeTool({ ...common, policy }, askOn(io, keys));
         try {
+          const client = await anthropicClient({
+            apiKey: key,
+            ...(env.ANTHROPIC_BASE_URL
+              ? { baseURL: env.ANTHROPIC_BASE_URL }
+              : {}),
+          });
           const run = await runAgent({
-            client: new Anthropic({ apiKey: key }),
+            client,
             model: values.model ?? DEFAULT_MODEL,
-            prompt: rest[0],
+            prompt: rest.join(" "),
             tool,
             maxTurns,
-            onEvent: (e) => io.out(describeEvent(e)),
+            onEvent: (e) => io.out(describeEvent(e, { color: io.color })),
           });
           return run.stopReason === "end_turn" ? 0 : 1;
         } finally {
           await tool.close();
         }
       }
-      case undefined:
-        throw new UsageError("Expected a command: demo, run, repl or agent");
-      default:
-        throw new UsageError(
-          `Unknown command "${command}": expected demo, run, repl or agent`,
-        );
     }
+    return 2;
   } catch (error) {
+    const where = parsed.command && ALLOWED[parsed.command]
+      ? `${name} ${parsed.command}`
+      : name;
     if (error instanceof UsageError) {
-      io.err(`bashbox: ${error.message}\nRun "bashbox --help" for usage.\n`);
+      io.err(
+        `${where}: ${error.message}\nRun "${name} --help" for usage.\n`,
+      );
       return 2;
     }
-    io.err(`bashbox: ${(error as Error).message}\n`);
+    io.err(`${where}: ${(error as Error).message}\n`);
     return 1;
   }
+}
+
+function safeName(user: string | undefined): string {
+  const clean = (user ?? "").replace(/[^A-Za-z0-9._-]/g, "");
+  return clean === "" ? "user" : clean;
 }
 
 interface CommonOptions {
@@ -215,7 +446,8 @@ interface CommonOptions {
   cwd?: string;
   audit?: string;
   policy?: Policy;
-  env?: Record<string, string | undefined>;
+  spillDir: string;
+  env: Record<string, string | undefined>;
 }
 
 /** `readonly`, `allow-all`, or a JSON file of `{ allow, ask, deny, default }`. */
@@ -249,14 +481,76 @@ function loadPolicy(spec: string): Policy {
   }
 }
 
-function makeTool(options: CommonOptions): BashTool {
+function makeTool(
+  options: CommonOptions,
+  onAsk?: (command: string, reason: string) => Promise<boolean>,
+  session?: BashSession,
+): BashTool {
   return new BashTool({
-    sessionOptions: { cwd: options.cwd, timeoutMs: options.timeoutMs },
+    ...(session ? { session } : {
+      sessionOptions: { cwd: options.cwd, timeoutMs: options.timeoutMs },
+    }),
     timeoutMs: options.timeoutMs,
     audit: options.audit ? jsonlAudit(options.audit) : undefined,
     policy: options.policy,
-    redact: redactor(options.env ?? {}),
+    onAsk,
+    redact: redactor(options.env),
+    spillDir: options.spillDir,
   });
+}
+
+/** Loads the SDK on first use: only `agent` and `demo` need it. */
+async function anthropicClient(
+  options: { apiKey: string; baseURL?: string; maxRetries?: number },
+): Promise<MessagesClient> {
+  let sdk: { default: new (o: Record<string, unknown>) => MessagesClient };
+  try {
+    sdk = await import("@anthropic-ai/sdk");
+  } catch (first) {
+    // Imported by path or URL without the project's import map: Deno can
+    // still reach npm directly.
+    // deno-lint-ignore no-explicit-any
+    const g = globalThis as any;
+    if (!g.Deno) {
+      throw new Error(
+        `This needs the @anthropic-ai/sdk package (npm install @anthropic-ai/sdk): ${
+          (first as Error).message
+        }`,
+      );
+    }
+    const specifier = "npm:@anthropic-ai/sdk@1.15.0";
+    sdk = await import(specifier);
+  }
+  return new sdk.default(options);
+}
+
+/** Answers `ask` decisions on a terminal (y/n/always); none without one. */
+function askOn(
+  io: CliIo,
+  keys: Keys | undefined,
+): ((command: string, reason: string) => Promise<boolean>) | undefined {
+  if (!keys) return undefined;
+  const always = new Set<string>();
+  return async (command, reason) => {
+    if (always.has(command)) return true;
+    for (;;) {
+      io.err(
+        `\n${
+          paint(io.color, "1", "Allow this command?")
+        } ${command}\n(${reason})\n`,
+      );
+      const answer = await keys.raw(() =>
+        readLine(keys, "[y/n/always] ", rawWriter(io.err), [])
+      );
+      const a = (answer ?? "n").trim().toLowerCase();
+      if (a === "y" || a === "yes") return true;
+      if (a === "n" || a === "no" || answer === null) return false;
+      if (a === "a" || a === "always") {
+        always.add(command);
+        return true;
+      }
+    }
+  };
 }
 
 async function runOnce(
@@ -277,25 +571,330 @@ async function runOnce(
   return block.is_error ? 1 : 0;
 }
 
+/**
+ * A session whose commands the REPL can stream and interrupt: the tool runs
+ * commands through it, so the policy, audit, redaction and spill files apply.
+ */
+class ReplSession extends BashSession {
+  controller: AbortController | null = null;
+  onOutput: ((chunk: Uint8Array) => void) | null = null;
+  last: SessionResult | null = null;
+
+  constructor(options: BashSessionOptions) {
+    super(options);
+  }
+
+  override async run(
+    command: string,
+    options: RunOptions = {},
+  ): Promise<SessionResult> {
+    const stream = this.onOutput;
+    const inner = options.onOutput;
+    const result = await super.run(command, {
+      ...options,
+      signal: this.controller?.signal ?? options.signal,
+      onOutput: stream
+        ? (chunk, which) => {
+          inner?.(chunk, which);
+          stream(chunk);
+        }
+        : inner,
+    });
+    this.last = result;
+    return result;
+  }
+}
+
+const LEAVE = /^\s*exit\s*(\d+)?\s*$/;
+
 async function repl(options: CommonOptions, io: CliIo): Promise<number> {
-  if (!io.lines) throw new Error("repl needs standard input");
-  await using session = new BashSession({
+  if (!io.lines && !io.terminal) {
+    throw new Error("repl needs standard input");
+  }
+  await using session = new ReplSession({
     cwd: options.cwd,
     timeoutMs: options.timeoutMs,
   });
-  io.err(
-    "bashbox repl: each line runs in one persistent bash; the model would see the text below it. Ctrl-D ends.\n",
-  );
-  let previousCwd: string | undefined;
-  for await (const line of io.lines) {
-    if (line.trim() === "") continue;
-    const r = await session.run(line);
-    io.out(
-      formatResult(r, { timeoutMs: options.timeoutMs, previousCwd }) + "\n",
+  const keys = io.terminal ? new Keys(io.terminal) : undefined;
+  await using tool = makeTool(options, askOn(io, keys), session);
+  let id = 0;
+  const handle = (command: string) =>
+    tool.handle({ id: `toolu_repl_${++id}`, name: "bash", input: { command } });
+
+  if (!io.terminal) {
+    io.err(
+      'bashbox repl: each line runs in one persistent bash; below it, what the model would see. End of input or "exit" leaves.\n',
     );
-    previousCwd = r.cwd;
+    for await (const line of io.lines!) {
+      if (line.trim() === "") continue;
+      const leave = LEAVE.exec(line);
+      if (leave) return Number(leave[1] ?? 0);
+      const block = await handle(line);
+      io.out(String(block.content).replace(/\n?$/, "\n"));
+    }
+    return 0;
   }
-  return 0;
+
+  const input = keys!;
+  const out = rawWriter(io.out);
+  const history: string[] = [];
+  const home = options.env.HOME;
+  await session.start();
+  io.err(
+    'bashbox repl: one persistent bash; after each command, its status as the model would see it.\nCtrl-C stops the running command; Ctrl-D or "exit" leaves.\n',
+  );
+  let status = "0";
+  return await input.raw(async () => {
+    for (;;) {
+      const cwd = session.cwd ?? "";
+      const shown = home && (cwd === home || cwd.startsWith(home + "/"))
+        ? "~" + cwd.slice(home.length)
+        : cwd;
+      const prompt = `${paint(io.color, "34", shown)} ${
+        paint(io.color, status === "0" ? "32" : "31", `[${status}]`)
+      } $ `;
+      const line = await readLine(input, prompt, out, history);
+      if (line === null) {
+        out("\n");
+        return 0;
+      }
+      if (line.trim() === "") continue;
+      if (history.at(-1) !== line) history.push(line);
+      const leave = LEAVE.exec(line);
+      if (leave) return Number(leave[1] ?? 0);
+
+      const controller = new AbortController();
+      const decoder = new TextDecoder();
+      let streamed = false;
+      let endsWithNewline = true;
+      session.controller = controller;
+      session.onOutput = (chunk) => {
+        const text = decoder.decode(chunk, { stream: true });
+        if (text === "") return;
+        streamed = true;
+        endsWithNewline = text.endsWith("\n");
+        out(text);
+      };
+      session.last = null;
+      const pending = handle(line);
+      let finished = false;
+      pending.finally(() => finished = true).catch(() => {});
+      // Watch the keyboard while the command runs: Ctrl-C interrupts it;
+      // anything else typed waits for the next prompt.
+      let seen = input.received;
+      while (!finished) {
+        const more = await Promise.race([
+          input.waitReceived(seen).then(() => true),
+          pending.then(() => false, () => false),
+        ]);
+        if (!more) break;
+        if (input.takeInterrupt() && !finished) {
+          out("^C");
+          controller.abort();
+        }
+        seen = input.received;
+        if (input.ended) break;
+      }
+      const block = await pending;
+      session.controller = null;
+      session.onOutput = null;
+      if (streamed && !endsWithNewline) out("\n");
+      const r = session.last as SessionResult | null;
+      if (r === null) {
+        // Refused before it ran: the model's whole answer.
+        out(paint(io.color, "31", String(block.content)) + "\n");
+        status = "refused";
+        continue;
+      }
+      const head = describeStatus(r, options.timeoutMs);
+      const notes = [head];
+      if (r.restarted) {
+        notes.push(
+          "The shell was restarted: its state (working directory, variables, functions, background jobs) was lost.",
+        );
+      }
+      const spill = / (?:is|are) in (\S+): read (?:it|them)/.exec(
+        String(block.content),
+      );
+      if (spill) notes.push(`Full output kept in ${spill[1]}`);
+      out(
+        paint(io.color, block.is_error ? "31" : "2", notes.join("\n")) + "\n",
+      );
+      status = r.exitCode === null ? (r.signal ?? "killed") : `${r.exitCode}`;
+    }
+  });
+}
+
+/** Bytes typed on a terminal, with one read in flight at a time. */
+class Keys {
+  readonly #terminal: CliTerminal;
+  #bytes: number[] = [];
+  #received = 0;
+  #reading: Promise<void> | null = null;
+  #ended = false;
+  #raw = 0;
+
+  constructor(terminal: CliTerminal) {
+    this.#terminal = terminal;
+  }
+
+  /** Bytes received so far. */
+  get received(): number {
+    return this.#received;
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Runs `fn` with the terminal in raw mode (nested calls keep it raw). */
+  async raw<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#raw++ === 0) this.#terminal.setRaw(true);
+    try {
+      return await fn();
+    } finally {
+      if (--this.#raw === 0) this.#terminal.setRaw(false);
+    }
+  }
+
+  #read(): Promise<void> {
+    this.#reading ??= this.#terminal.read().then((chunk) => {
+      this.#reading = null;
+      if (chunk === null) this.#ended = true;
+      else {
+        this.#bytes.push(...chunk);
+        this.#received += chunk.length;
+      }
+    }, () => {
+      this.#reading = null;
+      this.#ended = true;
+    });
+    return this.#reading;
+  }
+
+  /** Resolves once more than `n` bytes were received in all, or input ended. */
+  async waitReceived(n: number): Promise<void> {
+    while (this.#received <= n && !this.#ended) await this.#read();
+  }
+
+  /** The next byte, or null at the end of input. */
+  async next(): Promise<number | null> {
+    while (this.#bytes.length === 0 && !this.#ended) await this.#read();
+    return this.#bytes.length > 0 ? this.#bytes.shift()! : null;
+  }
+
+  /** Takes a Ctrl-C (and what was typed before it) off the buffer. */
+  takeInterrupt(): boolean {
+    const at = this.#bytes.lastIndexOf(3);
+    if (at === -1) return false;
+    this.#bytes.splice(0, at + 1);
+    return true;
+  }
+}
+
+/** A writer for raw mode, where a line feed does not return the carriage. */
+function rawWriter(write: (text: string) => void): (text: string) => void {
+  return (text) => write(text.replace(/\r?\n/g, "\r\n"));
+}
+
+function paint(color: boolean | undefined, code: string, text: string): string {
+  return color ? `\x1b[${code}m${text}\x1b[0m` : text;
+}
+
+/**
+ * Reads one line in raw mode with editing (arrows, Home/End, Ctrl-A/E/U/K/W,
+ * Backspace, Delete) and history (Up/Down). Ctrl-C drops the line and asks
+ * again; Ctrl-D on an empty line, or the end of input, returns null.
+ */
+async function readLine(
+  keys: Keys,
+  prompt: string,
+  write: (text: string) => void,
+  history: readonly string[],
+): Promise<string | null> {
+  let chars: string[] = [];
+  let cursor = 0;
+  let index = history.length;
+  let draft: string[] = [];
+  const render = () => {
+    const tail = chars.length - cursor;
+    write(
+      `\r${prompt}${chars.join("")}\x1b[K${tail > 0 ? `\x1b[${tail}D` : ""}`,
+    );
+  };
+  const set = (text: string) => {
+    chars = [...text];
+    cursor = chars.length;
+  };
+  render();
+  const decoder = new TextDecoder();
+  for (;;) {
+    const b = await keys.next();
+    if (b === null) return chars.length ? chars.join("") : null;
+    if (b === 13 || b === 10) {
+      write("\r\n");
+      return chars.join("");
+    }
+    if (b === 3) {
+      write("^C\r\n");
+      chars = [];
+      cursor = 0;
+      index = history.length;
+    } else if (b === 4) {
+      if (chars.length === 0) return null;
+      chars.splice(cursor, 1);
+    } else if (b === 127 || b === 8) {
+      if (cursor > 0) chars.splice(--cursor, 1);
+    } else if (b === 1) cursor = 0;
+    else if (b === 5) cursor = chars.length;
+    else if (b === 21) {
+      chars.splice(0, cursor);
+      cursor = 0;
+    } else if (b === 11) chars.splice(cursor);
+    else if (b === 23) {
+      let start = cursor;
+      while (start > 0 && chars[start - 1] === " ") start--;
+      while (start > 0 && chars[start - 1] !== " ") start--;
+      chars.splice(start, cursor - start);
+      cursor = start;
+    } else if (b === 12) write("\x1b[H\x1b[2J");
+    else if (b === 27) {
+      const first = await keys.next();
+      if (first !== 91 && first !== 79) continue; // ESC [ or ESC O
+      let seq = "";
+      for (;;) {
+        const c = await keys.next();
+        if (c === null) break;
+        seq += String.fromCharCode(c);
+        if (c >= 0x40 && c <= 0x7e) break;
+      }
+      if (seq === "A" || seq === "B") {
+        if (index === history.length) draft = chars;
+        index = seq === "A"
+          ? Math.max(0, index - 1)
+          : Math.min(history.length, index + 1);
+        set(index === history.length ? draft.join("") : history[index]);
+      } else if (seq === "C") cursor = Math.min(chars.length, cursor + 1);
+      else if (seq === "D") cursor = Math.max(0, cursor - 1);
+      else if (seq === "H" || seq === "1~" || seq === "7~") cursor = 0;
+      else if (seq === "F" || seq === "4~" || seq === "8~") {
+        cursor = chars.length;
+      } else if (seq === "3~") chars.splice(cursor, 1);
+    } else if (b >= 32) {
+      // A character, possibly several bytes of UTF-8.
+      const bytes = [b];
+      const more = b >= 0xf0 ? 3 : b >= 0xe0 ? 2 : b >= 0xc0 ? 1 : 0;
+      for (let i = 0; i < more; i++) {
+        const c = await keys.next();
+        if (c === null) break;
+        bytes.push(c);
+      }
+      const text = decoder.decode(new Uint8Array(bytes));
+      chars.splice(cursor, 0, text);
+      cursor++;
+    }
+    render();
+  }
 }
 
 /**
@@ -303,26 +902,39 @@ async function repl(options: CommonOptions, io: CliIo): Promise<number> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeEvent } from "./cli.ts";
  *
- * console.assert(describeEvent({ type: "stop", reason: "end_turn" }) === "\n[stopped: end_turn]\n");
+ * assert.equal(describeEvent({ type: "stop", reason: "end_turn" }), "\n[stopped: end_turn]\n");
+ * assert.equal(
+ *   describeEvent({ type: "tool_use", id: "t1", input: { command: "ls" } }, { color: true }),
+ *   "\n\x1b[1m$ ls\x1b[0m\n",
+ * );
  * ```
  */
-export function describeEvent(event: AgentEvent): string {
+export function describeEvent(
+  event: AgentEvent,
+  options: { color?: boolean } = {},
+): string {
+  const color = options.color;
   switch (event.type) {
     case "text":
-      return `assistant: ${event.text}\n`;
+      return `${paint(color, "36", "assistant:")} ${event.text}\n`;
     case "tool_use": {
       const input = event.input as { command?: unknown; restart?: unknown };
-      if (input?.restart === true) return "\n$ (restart the shell)\n";
+      if (input?.restart === true) {
+        return `\n${paint(color, "1", "$ (restart the shell)")}\n`;
+      }
       const text = typeof input?.command === "string"
         ? input.command
         : JSON.stringify(input);
-      return `\n$ ${text.replaceAll("\n", "\n  ")}\n`;
+      return `\n${paint(color, "1", `$ ${text.replaceAll("\n", "\n  ")}`)}\n`;
     }
     case "tool_result": {
       const content = String(event.block.content ?? "");
-      const mark = event.block.is_error ? "✗" : "✓";
+      const mark = event.block.is_error
+        ? paint(color, "31", "✗")
+        : paint(color, "32", "✓");
       return content.replace(/\n$/, "").split("\n").map((l) => `  ${mark} ${l}`)
         .join("\n") +
         "\n";
@@ -337,9 +949,10 @@ export function describeEvent(event: AgentEvent): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DEMO_TURNS } from "./cli.ts";
  *
- * console.assert(DEMO_TURNS.at(-1)?.stop_reason === "end_turn");
+ * assert.equal(DEMO_TURNS.at(-1)?.stop_reason, "end_turn");
  * ```
  */
 export const DEMO_TURNS: readonly ScriptedTurn[] = [
@@ -443,11 +1056,16 @@ async function demo(
 ): Promise<number> {
   const dir = options.cwd ?? mkdtempSync(join(tmpdir(), "bashbox-demo-"));
   const offline = !options.apiKey;
-  const api = offline ? await startFakeApi(DEMO_TURNS) : null;
+  const api = offline
+    ? await (await import("./_fake_api.ts")).startFakeApi(DEMO_TURNS)
+    : null;
   const tool = new BashTool({
     sessionOptions: { cwd: dir },
     timeoutMs: options.timeoutMs ?? (offline ? 1000 : 30_000),
     audit: options.audit ? jsonlAudit(options.audit) : undefined,
+    policy: options.policy,
+    redact: redactor(options.env),
+    spillDir: options.spillDir,
   });
   try {
     io.out(
@@ -459,10 +1077,9 @@ async function demo(
           options.model ?? DEFAULT_MODEL
         }; bash runs in ${dir}\n\n`,
     );
-    const client = new Anthropic({
+    const client = await anthropicClient({
       apiKey: options.apiKey ?? "offline-demo",
-      ...(api ? { baseURL: api.url } : {}),
-      maxRetries: 0,
+      ...(api ? { baseURL: api.url, maxRetries: 0 } : {}),
     });
     const run = await runAgent({
       client,
@@ -472,7 +1089,7 @@ async function demo(
         : "In the current directory, write a script greet.sh with a heredoc and run it; read a missing file; run `sleep 30` (it will time out); restart the shell and show that its state is gone. Be brief.",
       tool,
       maxTurns: 10,
-      onEvent: (e) => io.out(describeEvent(e)),
+      onEvent: (e) => io.out(describeEvent(e, { color: io.color })),
     });
     return run.stopReason === "end_turn" ? 0 : 1;
   } finally {
@@ -484,13 +1101,10 @@ async function demo(
   }
 }
 
-async function* stdinLines(): AsyncIterable<string> {
+async function* stdinLines(
+  stream: AsyncIterable<Uint8Array>,
+): AsyncIterable<string> {
   const decoder = new TextDecoder();
-  // deno-lint-ignore no-explicit-any
-  const g = globalThis as any;
-  const stream: ReadableStream<Uint8Array> = g.Deno
-    ? g.Deno.stdin.readable
-    : g.Bun.stdin.stream();
   let buffered = "";
   for await (const chunk of stream) {
     buffered += decoder.decode(chunk, { stream: true });
@@ -501,6 +1115,57 @@ async function* stdinLines(): AsyncIterable<string> {
     }
   }
   if (buffered) yield buffered;
+}
+
+/** Standard input as a {@linkcode CliTerminal}, where it is one. */
+function stdinTerminal(): CliTerminal | undefined {
+  // deno-lint-ignore no-explicit-any
+  const g = globalThis as any;
+  if (g.Deno) {
+    const stdin = g.Deno.stdin;
+    if (!stdin.isTerminal()) return undefined;
+    const buffer = new Uint8Array(4096);
+    return {
+      setRaw: (on) => stdin.setRaw(on),
+      read: async () => {
+        const n = await stdin.read(buffer);
+        return n === null ? null : buffer.slice(0, n);
+      },
+    };
+  }
+  const stdin = g.process.stdin;
+  if (!stdin.isTTY) return undefined;
+  const chunks: Uint8Array[] = [];
+  let ended = false;
+  let wake: (() => void) | null = null;
+  let listening = false;
+  const listen = () => {
+    if (listening) return;
+    listening = true;
+    stdin.on("data", (c: Uint8Array) => {
+      chunks.push(new Uint8Array(c));
+      wake?.();
+    });
+    stdin.on("end", () => {
+      ended = true;
+      wake?.();
+    });
+  };
+  return {
+    setRaw: (on) => {
+      stdin.setRawMode(on);
+      if (on) stdin.resume();
+      else stdin.pause();
+    },
+    read: async () => {
+      listen();
+      stdin.resume();
+      while (chunks.length === 0 && !ended) {
+        await new Promise<void>((r) => wake = r);
+      }
+      return chunks.shift() ?? null;
+    },
+  };
 }
 
 if (import.meta.main) {
@@ -515,19 +1180,28 @@ if (import.meta.main) {
       for (let i = 0; i < bytes.length;) i += file.writeSync(bytes.subarray(i));
     } else g.process[fd === 1 ? "stdout" : "stderr"].write(text);
   };
+  // The same environment on every runtime: redaction hides the values of
+  // secret-looking variables, so it needs all of them.
   let env: Record<string, string | undefined> = {};
   try {
-    env = g.Deno
-      ? { ANTHROPIC_API_KEY: g.Deno.env.get("ANTHROPIC_API_KEY") }
-      : g.process.env;
+    env = g.Deno ? g.Deno.env.toObject() : { ...g.process.env };
   } catch {
-    // no env permission: run offline
+    // no permission to read the environment: no API key, nothing to redact
   }
+  const stdoutIsTerminal = g.Deno
+    ? g.Deno.stdout.isTerminal()
+    : Boolean(g.process.stdout.isTTY);
+  const terminal = stdinTerminal();
   const code = await main(args, {
     out: write(1),
     err: write(2),
-    lines: stdinLines(),
+    terminal,
+    lines: terminal
+      ? undefined
+      : stdinLines(g.Deno ? g.Deno.stdin.readable : g.Bun.stdin.stream()),
     env,
+    name: env.BASHBOX_PROG || "bashbox",
+    color: stdoutIsTerminal && !env.NO_COLOR,
   });
   if (g.Deno) g.Deno.exit(code);
   else g.process.exit(code);

@@ -32,6 +32,8 @@ import {
 
 export { checkDuration, OutputCallbackError };
 
+export type { Capture } from "./_capture.ts";
+
 /** Options for {@linkcode exec}. */
 export interface ExecOptions {
   /** Working directory (default: the host's). */

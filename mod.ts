@@ -7,17 +7,26 @@
  *   that kills everything it started and capped head/tail capture.
  * - {@linkcode BashSession}: one persistent bash whose state carries across
  *   calls, framed by an unguessable sentinel that carries the exit code.
+ * - {@linkcode SessionPool}: a session per conversation, leased, bounded.
+ * - {@linkcode formatResult}, {@linkcode Policy}, {@linkcode BashTool}: what
+ *   the model sees, what it may run, and the tool for `@anthropic-ai/sdk`.
+ *
+ * The parts have their own entry points too (`@bashbox/core/exec`,
+ * `/session`, `/pool`, `/format`, `/policy`, `/parse`, `/redact`, `/audit`,
+ * `/sandbox`, `/anthropic`, `/cli`). Importing them loads no npm package;
+ * the SDK is loaded only by what needs it.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { BashSession, exec } from "./mod.ts";
  *
  * const once = await exec("uname -s");
- * console.assert(once.exitCode === 0);
+ * assert.equal(once.exitCode, 0);
  *
  * await using session = new BashSession();
  * await session.run("cd /tmp");
- * console.assert((await session.run("pwd")).output.text === "/tmp\n");
+ * assert.equal((await session.run("pwd")).output.text, "/tmp\n");
  * ```
  *
  * @module
@@ -116,7 +125,11 @@ export {
   type Sandbox,
   sandboxLauncher,
 } from "./sandbox.ts";
-export { SessionPool, type SessionPoolOptions } from "./pool.ts";
+export {
+  type SessionLease,
+  SessionPool,
+  type SessionPoolOptions,
+} from "./pool.ts";
 export {
   answerToolUses,
   type EditorPolicy,

@@ -1,26 +1,83 @@
 /**
  * `SessionPool`: one persistent session per conversation, for services that
  * run many at once, with a bound on live shells, least-recently-used
- * eviction of idle sessions, and idle timeouts.
+ * eviction of idle sessions, and idle timeouts. A session is handed out only
+ * inside a lease, and the pool never closes a leased session.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { SessionPool } from "./pool.ts";
+ *
+ * await using pool = new SessionPool({ max: 2 });
+ * await pool.run("a", "export V=a");
+ * assert.equal((await pool.run("a", "echo $V")).output.text, "a\n");
+ * ```
  *
  * @module
  */
 
 import { BashSession, type RunOptions, type SessionResult } from "./session.ts";
 
+export type { Capture } from "./_capture.ts";
+export type { BashSession, RunOptions, SessionResult };
+
 /** Options of a {@linkcode SessionPool}. */
 export interface SessionPoolOptions {
-  /** Most live sessions (default 16). */
+  /**
+   * Most live shells, counting those being closed.
+   *
+   * @default {16}
+   */
   max?: number;
-  /** An idle session is closed after this many milliseconds (default 600000). */
+  /**
+   * An idle, unleased session is closed after this many milliseconds.
+   *
+   * @default {600000}
+   */
   idleMs?: number;
-  /** Makes the session of a conversation (default: `new BashSession()`). */
+  /**
+   * Makes the session of a conversation.
+   *
+   * @default {() => new BashSession()}
+   */
   factory?: (id: string) => BashSession;
+}
+
+/**
+ * A conversation's session, held: the pool does not close it (by eviction or
+ * idle timeout) until the lease is released. Release it with `await using`,
+ * {@linkcode SessionLease.release}, or `[Symbol.asyncDispose]`.
+ */
+export interface SessionLease extends AsyncDisposable {
+  /** The conversation id. */
+  readonly id: string;
+  /** The session; valid while the lease is held. */
+  readonly session: BashSession;
+  /**
+   * True when the conversation had a shell before that the pool closed
+   * (evicted or idle-timed-out) and no command has run since: its working
+   * directory, variables and background jobs are gone. The next
+   * {@linkcode SessionLease.run} result reports it as `restarted: true`.
+   */
+  readonly restarted: boolean;
+  /**
+   * Runs `command` in the session; the first result after the conversation
+   * lost its shell has `restarted: true`.
+   *
+   * @throws {TypeError} When the lease was released.
+   */
+  run(command: string, options?: RunOptions): Promise<SessionResult>;
+  /** Gives the session back to the pool, which may close it from now on. Safe to call twice. */
+  release(): void;
 }
 
 interface Entry {
   id: string;
   session: BashSession;
+  leases: number;
+  /** The conversation lost a previous shell and has not been told yet. */
+  pendingRestart: boolean;
   timer?: ReturnType<typeof setTimeout>;
 }
 
@@ -32,23 +89,26 @@ function unref(timer: ReturnType<typeof setTimeout>): void {
 }
 
 /**
- * Sessions by conversation id. `get(id)` returns the conversation's session,
- * creating it on demand; when `max` sessions are live, the least recently
- * used idle one is closed first, and when all are busy the caller waits for
- * one to become idle. A closed (evicted or idle-timed-out) conversation gets
- * a fresh session, and with it a fresh state, on its next `get`. `run(id,
- * command)` is `get` and `run` in one step, and keeps the session from being
- * evicted while the command waits.
+ * Sessions by conversation id. {@linkcode SessionPool.acquire} leases the
+ * conversation's session, creating it on demand; when `max` shells are live,
+ * the least recently used unleased idle one is closed first, and when every
+ * one is leased or busy the caller waits. A conversation whose shell the
+ * pool closed (eviction, idle timeout) gets a fresh shell next time, and its
+ * next result says `restarted: true`, so the model knows its state is gone.
+ * {@linkcode SessionPool.run} is a lease for one command.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SessionPool } from "./mod.ts";
  *
  * await using pool = new SessionPool({ max: 4, idleMs: 60_000 });
- * await pool.run("conversation-1", "cd /tmp");
- * const r = await pool.run("conversation-1", "pwd");
- * console.assert(r.output.text === "/tmp\n");
- * console.assert(pool.size === 1);
+ * {
+ *   await using lease = await pool.acquire("conversation-1");
+ *   await lease.run("cd /tmp");
+ *   assert.equal((await lease.run("pwd")).output.text, "/tmp\n");
+ * }
+ * assert.equal(pool.size, 1);
  * ```
  */
 export class SessionPool {
@@ -57,13 +117,20 @@ export class SessionPool {
   readonly #factory: (id: string) => BashSession;
   /** Insertion order is recency order: the first entry is the least recently used. */
   readonly #entries = new Map<string, Entry>();
-  readonly #pinned = new Map<string, number>();
+  /** Conversations whose shell the pool closed, oldest first (bounded). */
+  readonly #lost = new Set<string>();
+  readonly #lostCap: number;
+  /** Sessions created and not yet closed (held or being closed). */
+  #live = 0;
   #closed = false;
-  #signal: Promise<void> | null = null;
-  #resolveSignal: (() => void) | null = null;
+  #waiters: (() => void)[] = [];
   readonly #watched = new Set<BashSession>();
 
-  /** Creates the pool; sessions start on demand. */
+  /**
+   * Creates the pool; sessions start on demand.
+   *
+   * @throws {RangeError} When `max` is not a positive whole number or `idleMs` not a positive number.
+   */
   constructor(options: SessionPoolOptions = {}) {
     const max = options.max ?? 16;
     if (!Number.isInteger(max) || max < 1) {
@@ -77,26 +144,79 @@ export class SessionPool {
         `Expected idleMs to be a positive number of milliseconds, got ${idleMs}`,
       );
     }
+    if (
+      options.factory !== undefined && typeof options.factory !== "function"
+    ) {
+      throw new TypeError(
+        `Expected factory to be a function, got ${typeof options.factory}`,
+      );
+    }
     this.#max = max;
     this.#idleMs = idleMs;
+    this.#lostCap = Math.max(4096, max * 64);
     this.#factory = options.factory ?? (() => new BashSession());
   }
 
-  /** Live sessions. */
+  /**
+   * Conversations with a live session.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { SessionPool } from "./mod.ts";
+   *
+   * await using pool = new SessionPool();
+   * await pool.run("a", "true");
+   * assert.equal(pool.size, 1);
+   * ```
+   */
   get size(): number {
     return this.#entries.size;
   }
 
-  /** The most sessions kept live. */
+  /**
+   * The most shells kept live.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { SessionPool } from "./mod.ts";
+   *
+   * await using pool = new SessionPool({ max: 3 });
+   * assert.equal(pool.max, 3);
+   * ```
+   */
   get max(): number {
     return this.#max;
   }
 
   /**
-   * The session of conversation `id`, created when it has none; waits while
-   * `max` sessions are live and all are busy.
+   * Leases conversation `id`'s session, creating it when it has none; waits
+   * while `max` shells are live and all are leased or busy. Several leases of
+   * one conversation share its session (its commands queue in order).
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { SessionPool } from "./mod.ts";
+   *
+   * await using pool = new SessionPool({ max: 1 });
+   * {
+   *   await using lease = await pool.acquire("a");
+   *   await lease.run("export V=1");
+   *   assert.equal(lease.restarted, false);
+   * }
+   * await pool.run("b", "true"); // evicts a: the lease was released
+   * await using again = await pool.acquire("a");
+   * assert.equal(again.restarted, true);
+   * const r = await again.run("echo ${V:-gone}");
+   * assert.equal(r.output.text, "gone\n");
+   * assert.equal(r.restarted, true);
+   * ```
+   *
+   * @throws {TypeError} For an empty or non-string id, or when the pool is closed.
    */
-  async get(id: string): Promise<BashSession> {
+  async acquire(id: string): Promise<SessionLease> {
     if (typeof id !== "string" || id === "") {
       throw new TypeError(
         `Expected a non-empty conversation id, got ${JSON.stringify(id)}`,
@@ -106,89 +226,184 @@ export class SessionPool {
       if (this.#closed) throw new TypeError("The pool is closed");
       const entry = this.#entries.get(id);
       if (entry && !entry.session.closed) {
+        entry.leases++;
         this.#touch(entry);
-        return entry.session;
+        return this.#lease(entry);
       }
-      if (entry) this.#drop(entry);
-      if (this.#entries.size < this.#max) break;
+      if (entry) {
+        // Closed by its holder: the state is gone all the same.
+        this.#drop(entry);
+        this.#live--;
+        this.#markLost(id);
+      }
+      if (this.#live < this.#max) break;
       const victim = this.#leastRecentlyUsedIdle();
       if (victim) {
+        // The victim's slot passes to this caller: nobody else can take it
+        // while the victim's shell is being killed.
         this.#drop(victim);
-        await victim.session.close();
-        continue;
+        this.#markLost(victim.id);
+        await victim.session.close().catch(() => {});
+        if (this.#closed) {
+          this.#live--;
+          this.#wake();
+          throw new TypeError("The pool is closed");
+        }
+        if (this.#entries.has(id)) {
+          // Someone created this conversation's session meanwhile.
+          this.#live--;
+          this.#wake();
+          continue;
+        }
+        this.#live--;
+        break;
       }
-      await this.#someoneIdle();
+      await this.#someoneFree();
     }
     const session = this.#factory(id);
-    const created: Entry = { id, session };
+    const pendingRestart = this.#lost.delete(id);
+    const created: Entry = { id, session, leases: 1, pendingRestart };
+    this.#live++;
     this.#entries.set(id, created);
     this.#touch(created);
-    return session;
+    return this.#lease(created);
   }
 
   /**
-   * Runs `command` in conversation `id`'s session.
+   * Runs `command` in conversation `id`'s session (a lease for one command).
+   * The first result after the pool closed the conversation's shell has
+   * `restarted: true`.
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { SessionPool } from "./mod.ts";
    *
    * await using pool = new SessionPool();
    * const r = await pool.run("c1", "echo hi");
-   * console.assert(r.output.text === "hi\\n");
+   * assert.equal(r.output.text, "hi\n");
    * ```
+   *
+   * @throws {TypeError} For an empty id, a bad command, or when the pool is closed.
    */
   async run(
     id: string,
     command: string,
     options?: RunOptions,
   ): Promise<SessionResult> {
-    this.#pinned.set(id, (this.#pinned.get(id) ?? 0) + 1);
-    try {
-      const session = await this.get(id);
-      return await session.run(command, options);
-    } finally {
-      const n = (this.#pinned.get(id) ?? 1) - 1;
-      if (n === 0) this.#pinned.delete(id);
-      else this.#pinned.set(id, n);
-      const entry = this.#entries.get(id);
-      if (entry) this.#touch(entry);
-      this.#wake();
-    }
+    await using lease = await this.acquire(id);
+    return await lease.run(command, options);
   }
 
   /**
-   * Closes conversation `id`'s session, if it has one.
+   * Ends conversation `id`: closes its session (even when leased) and forgets
+   * it, so its next command starts a fresh shell without a restart note.
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { SessionPool } from "./mod.ts";
    *
    * await using pool = new SessionPool();
    * await pool.run("c1", "true");
-   * await pool.release("c1");
-   * console.assert(pool.size === 0);
+   * await pool.end("c1");
+   * assert.equal(pool.size, 0);
+   * assert.equal((await pool.run("c1", "true")).restarted, false);
    * ```
    */
-  async release(id: string): Promise<void> {
+  async end(id: string): Promise<void> {
+    this.#lost.delete(id);
     const entry = this.#entries.get(id);
     if (!entry) return;
     this.#drop(entry);
-    await entry.session.close();
+    await this.#closeSession(entry.session);
   }
 
-  /** Closes every session (killing everything they started); later calls throw. */
+  /**
+   * Closes every session (killing everything they started); later calls
+   * throw, and waiting callers reject.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { SessionPool } from "./mod.ts";
+   *
+   * const pool = new SessionPool();
+   * await pool.run("c1", "sleep 1000 &");
+   * await pool.close();
+   * await assert.rejects(pool.run("c1", "true"), /The pool is closed/);
+   * ```
+   */
   async close(): Promise<void> {
     this.#closed = true;
     const entries = [...this.#entries.values()];
     entries.forEach((e) => this.#drop(e));
-    await Promise.all(entries.map((e) => e.session.close()));
     this.#wake();
+    await Promise.all(entries.map((e) => this.#closeSession(e.session)));
+    // Evictions in flight finish too.
+    while (this.#live > 0) await this.#someoneFree();
   }
 
   /** Same as {@linkcode close}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  #lease(entry: Entry): SessionLease {
+    let held = true;
+    const release = (): void => {
+      if (!held) return;
+      held = false;
+      entry.leases--;
+      if (this.#entries.get(entry.id) === entry) this.#touch(entry);
+      this.#wake();
+    };
+    return {
+      id: entry.id,
+      session: entry.session,
+      get restarted(): boolean {
+        return entry.pendingRestart;
+      },
+      run: (command: string, options?: RunOptions): Promise<SessionResult> => {
+        if (!held) {
+          return Promise.reject(new TypeError("The lease was released"));
+        }
+        const restarted = entry.pendingRestart;
+        const result = entry.session.run(command, options);
+        if (!restarted) return result;
+        entry.pendingRestart = false;
+        return result.then((r) => ({ ...r, restarted: true }));
+      },
+      release,
+      [Symbol.asyncDispose]: (): Promise<void> => {
+        release();
+        return Promise.resolve();
+      },
+    };
+  }
+
+  #markLost(id: string): void {
+    this.#lost.delete(id);
+    this.#lost.add(id);
+    if (this.#lost.size > this.#lostCap) {
+      this.#lost.delete(this.#lost.values().next().value!);
+    }
+  }
+
+  #evict(entry: Entry): void {
+    this.#drop(entry);
+    this.#markLost(entry.id);
+    this.#closeSession(entry.session);
+  }
+
+  /** Closes a session the pool counted as live; frees its slot when it is gone. */
+  async #closeSession(session: BashSession): Promise<void> {
+    try {
+      await session.close();
+    } finally {
+      this.#live--;
+      this.#wake();
+    }
   }
 
   #touch(entry: Entry): void {
@@ -201,12 +416,11 @@ export class SessionPool {
 
   #expire(entry: Entry): void {
     if (this.#entries.get(entry.id) !== entry) return;
-    if (entry.session.busy || this.#pinned.has(entry.id)) {
+    if (entry.leases > 0 || entry.session.busy) {
       this.#touch(entry);
       return;
     }
-    this.#drop(entry);
-    entry.session.close().finally(() => this.#wake());
+    this.#evict(entry);
   }
 
   #drop(entry: Entry): void {
@@ -216,30 +430,30 @@ export class SessionPool {
 
   #leastRecentlyUsedIdle(): Entry | undefined {
     for (const entry of this.#entries.values()) {
-      if (!entry.session.busy && !this.#pinned.has(entry.id)) return entry;
+      if (entry.leases === 0 && !entry.session.busy) return entry;
     }
     return undefined;
   }
 
-  /** Resolves at the next moment a session may have become free. */
-  #someoneIdle(): Promise<void> {
-    this.#signal ??= new Promise((resolve) => this.#resolveSignal = resolve);
+  /** Resolves at the next moment a slot may have become free. */
+  #someoneFree(): Promise<void> {
+    // A session run directly (not through a lease) turns idle without the
+    // pool hearing of it: watch for that too.
     for (const entry of this.#entries.values()) {
       const session = entry.session;
-      if (this.#watched.has(session)) continue;
+      if (!session.busy || this.#watched.has(session)) continue;
       this.#watched.add(session);
       session.idle().then(() => {
         this.#watched.delete(session);
         this.#wake();
       });
     }
-    return this.#signal;
+    return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
   #wake(): void {
-    const resolve = this.#resolveSignal;
-    this.#signal = null;
-    this.#resolveSignal = null;
-    resolve?.();
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    waiters.forEach((w) => w());
   }
 }

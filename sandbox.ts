@@ -49,11 +49,13 @@ function checkPath(name: string, path: unknown): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { bwrapArgv } from "./sandbox.ts";
  *
  * const argv = bwrapArgv({ kind: "bwrap", workdir: "/work" }, ["bash"]);
- * console.assert(argv[0] === "bwrap" && argv.includes("--unshare-net"));
- * console.assert(argv.at(-1) === "bash");
+ * assert.equal(argv[0], "bwrap");
+ * assert.ok(argv.includes("--unshare-net"));
+ * assert.equal(argv.at(-1), "bash");
  * ```
  */
 export function bwrapArgv(
@@ -111,9 +113,10 @@ export function bwrapArgv(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { bwrapChildPid } from "./sandbox.ts";
  *
- * console.assert(bwrapChildPid('{ "child-pid": 42 }') === 42);
+ * assert.equal(bwrapChildPid('{ "child-pid": 42 }'), 42);
  * ```
  */
 export function bwrapChildPid(output: string): number | null {
@@ -128,9 +131,13 @@ export function bwrapChildPid(output: string): number | null {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sandboxLauncher } from "./sandbox.ts";
  *
- * console.assert(sandboxLauncher("bash", ["bwrap", "--", "true"])[2] === 'exec 3>&1; exec "$@"');
+ * assert.equal(
+ *   sandboxLauncher("bash", ["bwrap", "--", "true"])[2],
+ *   'exec 3>&1; exec "$@"',
+ * );
  * ```
  */
 export function sandboxLauncher(

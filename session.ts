@@ -60,6 +60,9 @@ import {
 import { type Limits, limitsScript } from "./policy.ts";
 import { bwrapArgv, bwrapChildPid, type Sandbox } from "./sandbox.ts";
 
+export type { Capture } from "./_capture.ts";
+export type { Limits } from "./policy.ts";
+export type { Sandbox } from "./sandbox.ts";
 export type { Transport };
 
 /** Options for {@linkcode BashSession}. */

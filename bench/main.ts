@@ -1,15 +1,29 @@
 /**
  * The benchmark suite: round trip, sentinel detection, kill latency, drain
- * throughput and memory, exec overhead and many sessions, side by side with
+ * throughput and memory, exec overhead, many sessions (host RSS per session,
+ * bash RSS per shell), start-up (cold and warm, against a bare bash spawn)
+ * and the size of the core's module graph, side by side with
  * the official SDK's `BashSession`, a naive line reader and the physical
  * floor of this machine. Runs on Deno (`deno run -A bench/main.ts`) and Bun
  * (`bun bench/main.ts`). `--json` prints one object per measurement;
- * `--quick` shrinks every size for a smoke run.
+ * `--quick` shrinks every size for a smoke run; `--only <step>` runs one step
+ * (`round trip`, `detection`, `exec overhead`, `kill`, `drain`,
+ * `many sessions`, `start-up`).
  *
  * @module
  */
 
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { BashSession as SdkBashSession } from "@anthropic-ai/sdk/tools/agent-toolset/node";
 import { BashSession, exec } from "../mod.ts";
 import { pump, RUNTIME, spawnGroup } from "../_runtime.ts";
@@ -19,6 +33,8 @@ const g = globalThis as any;
 const args: string[] = g.Deno ? g.Deno.args : g.process.argv.slice(2);
 const JSON_OUT = args.includes("--json");
 const QUICK = args.includes("--quick");
+/** `--only <label>`: run just that step (e.g. `--only start-up`). */
+const ONLY = args.includes("--only") ? args[args.indexOf("--only") + 1] : null;
 const runtime = RUNTIME;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -511,7 +527,160 @@ async function execOverhead(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------
-// 6. Many sessions.
+// 6. Start-up: a script that imports the core and runs `true` once, against
+// one that spawns bash bare; cold (empty module cache) and warm.
+
+const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
+
+/** The modules `entry` reaches by static imports: local bytes and npm specifiers. */
+function staticGraph(
+  entry: string,
+): { files: number; bytes: number; npm: string[] } {
+  const seen = new Set<string>();
+  const npm = new Set<string>();
+  let bytes = 0;
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(file, "utf8");
+    bytes += statSync(file).size;
+    // Static imports and re-exports only; `import type` loads nothing.
+    const re =
+      /^\s*(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s+["']([^"']+)["']|^\s*import\s+["']([^"']+)["']/gm;
+    for (const m of text.matchAll(re)) {
+      const spec = m[1] ?? m[2];
+      if (spec.startsWith(".")) visit(resolve(dirname(file), spec));
+      else if (!spec.startsWith("node:")) npm.add(spec);
+    }
+  };
+  visit(resolve(ROOT, entry));
+  return { files: seen.size, bytes, npm: [...npm] };
+}
+
+async function startOnce(
+  argv: string[],
+  env: Record<string, string>,
+): Promise<number> {
+  const t = now();
+  const r = await exec(argv, { cwd: ROOT, env, timeoutMs: 120_000 });
+  const ms = now() - t;
+  if (r.exitCode !== 0) {
+    throw new Error(`${argv.join(" ")} failed: ${r.stderr.text.slice(0, 500)}`);
+  }
+  return ms;
+}
+
+async function startup(): Promise<void> {
+  const graph = staticGraph("mod.ts");
+  rows.push({
+    name: "core graph (mod.ts, static imports)",
+    runtime,
+    impl: "bashbox",
+    unit: "KB",
+    p50: graph.bytes / 1000,
+    note: `${graph.files} files; npm: ${graph.npm.join(", ") || "none"}`,
+  });
+  target(
+    graph.bytes <= 300_000 && graph.npm.length === 0,
+    `core graph ${
+      (graph.bytes / 1000).toFixed(0)
+    } KB <= 300 KB, no npm package (${graph.npm.length})`,
+  );
+
+  // Inside the checkout, as a user's script beside its deno.json would be.
+  mkdirSync(join(ROOT, "bench/results"), { recursive: true });
+  const dir = mkdtempSync(join(ROOT, "bench/results/start-"));
+  try {
+    const core = join(dir, "core.ts");
+    const bare = join(dir, "bare.ts");
+    writeFileSync(
+      core,
+      `import { exec } from ${JSON.stringify(join(ROOT, "mod.ts"))};\n` +
+        `const r = await exec("true");\nif (r.exitCode !== 0) throw new Error("true failed");\n`,
+    );
+    writeFileSync(
+      bare,
+      g.Deno
+        ? `const r = await new Deno.Command("bash", { args: ["-c", "true"] }).output();\nif (!r.success) throw new Error("true failed");\n`
+        : `const p = Bun.spawn(["bash", "-c", "true"]);\nif (await p.exited !== 0) throw new Error("true failed");\n`,
+    );
+    const self: string = g.Deno ? g.Deno.execPath() : g.process.execPath;
+    const argvOf = (script: string) =>
+      g.Deno
+        ? [
+          self,
+          "run",
+          "--allow-run=bash",
+          "--allow-env",
+          "--allow-read",
+          script,
+        ]
+        : [self, script];
+    const warmRuns = QUICK ? 3 : 10;
+    for (
+      const [impl, script] of [["bashbox core", core], ["bare spawn", bare]]
+    ) {
+      // Cold: an empty module/transpiler cache of its own.
+      const cache = mkdtempSync(join(tmpdir(), "bashbox-bench-cache-"));
+      const env: Record<string, string> = g.Deno
+        ? { DENO_DIR: cache, DENO_NO_UPDATE_CHECK: "1" }
+        : { BUN_RUNTIME_TRANSPILER_CACHE_PATH: cache };
+      try {
+        const cold = await startOnce(argvOf(script), env);
+        const warm: number[] = [];
+        for (let i = 0; i < warmRuns; i++) {
+          warm.push(await startOnce(argvOf(script), env));
+        }
+        rows.push({
+          name: "start-up, cold cache: import + run true",
+          runtime,
+          impl,
+          unit: "ms",
+          p50: cold,
+        });
+        rows.push({
+          name: "start-up, warm: import + run true",
+          runtime,
+          impl,
+          unit: "ms",
+          p50: pct(warm, 50),
+          max: Math.max(...warm),
+        });
+      } finally {
+        rmSync(cache, { recursive: true, force: true });
+      }
+    }
+    const warmOf = (impl: string) =>
+      rows.find((r) => r.name.startsWith("start-up, warm") && r.impl === impl)!
+        .p50;
+    const ratio = warmOf("bashbox core") / warmOf("bare spawn");
+    rows.find((r) =>
+      r.name.startsWith("start-up, warm") && r.impl === "bashbox core"
+    )!.ratioToFloor = ratio;
+    target(
+      ratio <= 1.5,
+      `warm start-up ${ratio.toFixed(2)}x a bare bash spawn <= 1.5x`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 7. Many sessions.
+
+/** Resident memory of a process in KiB (Linux /proc), or NaN. */
+function procRssKiB(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(
+      readFileSync(`/proc/${pid}/status`, "utf8"),
+    );
+    return m ? Number(m[1]) : NaN;
+  } catch {
+    return NaN;
+  }
+}
 
 async function manySessions(): Promise<void> {
   for (const count of QUICK ? [1, 16] : [1, 16, 128]) {
@@ -519,6 +688,9 @@ async function manySessions(): Promise<void> {
     const sessions = Array.from({ length: count }, () => new BashSession());
     await Promise.all(sessions.map((s) => s.start()));
     const during = rss();
+    const shellRss = sessions.map((s) => procRssKiB(s.pid)).filter((v) =>
+      !Number.isNaN(v)
+    );
     const t = now();
     await Promise.all(sessions.map(async (s, i) => {
       for (let j = 0; j < 50; j++) {
@@ -540,6 +712,24 @@ async function manySessions(): Promise<void> {
         ((during - before) / count / 1024).toFixed(0)
       } KiB`,
     });
+    if (count === (QUICK ? 16 : 128)) {
+      rows.push({
+        name: `host RSS per live session (${count} live)`,
+        runtime,
+        impl: "bashbox",
+        unit: "KiB",
+        p50: (during - before) / count / 1024,
+      });
+      rows.push({
+        name: `bash RSS per shell (${count} live)`,
+        runtime,
+        impl: "bash",
+        unit: "KiB",
+        p50: shellRss.length ? pct(shellRss, 50) : NaN,
+        max: shellRss.length ? Math.max(...shellRss) : undefined,
+        note: shellRss.length ? "VmRSS from /proc" : "no /proc access",
+      });
+    }
   }
 }
 
@@ -615,15 +805,20 @@ for (
     ["kill", killLatency],
     ["drain", drain],
     ["many sessions", manySessions],
+    // Last: it spawns whole runtimes, and each child competes for the cores.
+    ["start-up", startup],
   ] as const
 ) {
+  if (ONLY !== null && label !== ONLY) continue;
   const t = now();
   await step();
   log(`  ${label} done in ${((now() - t) / 1000).toFixed(1)} s`);
 }
 
 mkdirSync("bench/results", { recursive: true });
-writeFileSync(`bench/results/roundtrip-${runtime}.svg`, svg());
+if (Object.keys(latencies).length > 0) {
+  writeFileSync(`bench/results/roundtrip-${runtime}.svg`, svg());
+}
 writeFileSync(
   `bench/results/results-${runtime}.json`,
   JSON.stringify(rows, null, 2),
@@ -662,8 +857,10 @@ if (JSON_OUT) {
   console.log("\nTargets:");
   for (const t of targets) console.log(`  ${t}`);
   console.log(
-    `\n${runtime}: bench took ${
-      ((now() - started) / 1000).toFixed(1)
-    } s; SVG in bench/results/roundtrip-${runtime}.svg`,
+    `\n${runtime}: bench took ${((now() - started) / 1000).toFixed(1)} s${
+      Object.keys(latencies).length > 0
+        ? `; SVG in bench/results/roundtrip-${runtime}.svg`
+        : ""
+    }`,
   );
 }

@@ -1,40 +1,72 @@
 #!/usr/bin/env bash
 # Runs the whole suite on Deno (sanitizers on, narrow permissions) and on Bun.
-# Ends each runtime's part with the line "<runtime>: N passed, N failed".
+# Ends each runtime's part with the line
+#   "<runtime>: N passed, N failed, N skipped"
+# followed by each skipped test's reason, once. Tool chatter (type-check
+# progress, downloads, update notices) goes to a log only; its path is printed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 export PATH="$root/.tools/node_modules/.bin:$PATH"
+export DENO_NO_UPDATE_CHECK=1
 # Run as `deno task test` by someone without the pinned toolchain or the npm
 # dependencies: let denow install them (it needs node and npm).
 if ! command -v bun >/dev/null 2>&1 || [ ! -d "$root/node_modules/@anthropic-ai/sdk" ]; then
   "$root/denow" --version >/dev/null
 fi
 status=0
-log=$(mktemp -d)
-trap 'rm -rf "$log"' EXIT
+logs="${TMPDIR:-/tmp}/bashbox-test-$(id -u)"
+mkdir -p "$logs"
+
+# What a person reads: test lines and failures, not the tools' progress.
+# Skip reasons come once, in the summary.
+noise='^(Check|Download|Warning Failed to fetch|Compile) |npm (notice|warn)|update available|A new release of|^skipped: |^-+ (pre|post)-test output( end)? -+$|^\(skip\) |^[0-9]+ tests? skipped:$'
+quiet() { sed -u 's/\x1b\[[0-9;]*m//g' | grep -Ev --line-buffered "$noise"; }
+
+# Prints "<runtime>: P passed, F failed, S skipped" and the skip reasons.
+summary() {
+  local runtime=$1 passed=$2 failed=$3 skipped=$4 log=$5
+  echo "${runtime}: ${passed} passed, ${failed} failed, ${skipped} skipped"
+  # The harness prints "skipped: <test>: <reason>" when it registers a skip.
+  sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E '^skipped: ' | sort -u | sed 's/^/  /'
+}
 
 # The permissions the library documents, and no more: the shell, temp files,
 # the environment (the SDK reads it), loopback for the fake Messages API.
+: >"$logs/deno.log"
 deno test --doc --allow-run=bash,/nonexistent/bashbox-no-such-shell \
   --allow-read --allow-write --allow-env --allow-net=127.0.0.1 \
-  --unstable-worker-options "$@" 2>&1 | tee "$log/deno"
-deno_rc=${PIPESTATUS[0]}
-line=$(sed 's/\x1b\[[0-9;]*m//g' "$log/deno" | grep -E '^(ok|FAILED) \| [0-9]+ passed' | tail -1)
-passed=$(sed -E 's/.*\| ([0-9]+) passed.*/\1/' <<<"$line")
-failed=$(sed -E 's/.*\| ([0-9]+) failed.*/\1/' <<<"$line")
+  --unstable-worker-options "$@" >"$logs/deno.log" 2>&1 &
+deno_pid=$!
+tail -n +1 -f --pid="$deno_pid" "$logs/deno.log" | quiet
+wait "$deno_pid"
+deno_rc=$?
+line=$(sed 's/\x1b\[[0-9;]*m//g' "$logs/deno.log" | grep -E '^(ok|FAILED) \| [0-9]+ passed' | tail -1)
+passed=$(sed -nE 's/.*\| ([0-9]+) passed.*/\1/p' <<<"$line")
+failed=$(sed -nE 's/.*\| ([0-9]+) failed.*/\1/p' <<<"$line")
+skipped=$(sed -nE 's/.*\| ([0-9]+) ignored.*/\1/p' <<<"$line")
 if [ -z "$line" ]; then passed=0; failed=1; fi
-[ "$deno_rc" -ne 0 ] && [ "${failed:-0}" -eq 0 ] && failed=1
-echo "deno: ${passed} passed, ${failed} failed"
+failed=${failed:-0}
+[ "$deno_rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
+summary deno "${passed:-0}" "$failed" "${skipped:-0}" "$logs/deno.log"
 [ "$failed" -eq 0 ] || status=1
 
-bun test --timeout 60000 "$@" tests/ 2>&1 | tee "$log/bun"
-bun_rc=${PIPESTATUS[0]}
-passed=$(grep -E '^ *[0-9]+ pass$' "$log/bun" | tail -1 | tr -dc 0-9)
-failed=$(grep -E '^ *[0-9]+ fail$' "$log/bun" | tail -1 | tr -dc 0-9)
+# Test files given as arguments replace the whole tests/ directory.
+if [ $# -gt 0 ]; then bun_args=("$@"); else bun_args=(tests/); fi
+: >"$logs/bun.log"
+bun test --timeout 60000 "${bun_args[@]}" >"$logs/bun.log" 2>&1 &
+bun_pid=$!
+tail -n +1 -f --pid="$bun_pid" "$logs/bun.log" | quiet
+wait "$bun_pid"
+bun_rc=$?
+clean=$(sed 's/\x1b\[[0-9;]*m//g' "$logs/bun.log")
+passed=$(grep -E '^ *[0-9]+ pass$' <<<"$clean" | tail -1 | tr -dc 0-9)
+failed=$(grep -E '^ *[0-9]+ fail$' <<<"$clean" | tail -1 | tr -dc 0-9)
+skipped=$(grep -E '^ *[0-9]+ skip$' <<<"$clean" | tail -1 | tr -dc 0-9)
 if [ -z "$passed" ]; then passed=0; failed=1; fi
 failed=${failed:-0}
 [ "$bun_rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
-echo "bun: ${passed} passed, ${failed} failed"
+summary bun "$passed" "$failed" "${skipped:-0}" "$logs/bun.log"
 [ "$failed" -eq 0 ] || status=1
+echo "full output: $logs/deno.log, $logs/bun.log"
 exit $status

@@ -1,14 +1,63 @@
 import { equal, match, ok } from "node:assert/strict";
-import { main } from "../cli.ts";
-import { test } from "./_harness.ts";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type CliTerminal, main, VERSION } from "../cli.ts";
+import { type ScriptedTurn, startFakeApi } from "../_fake_api.ts";
+import { exec } from "../mod.ts";
+import { runtime, test } from "./_harness.ts";
 
-async function cli(args: string[], lines?: string[]) {
+interface Key {
+  /** Bytes typed. */
+  data: string;
+  /** Wait this long before typing them. */
+  delayMs?: number;
+}
+
+/** A scripted terminal: `read()` hands out the keys one chunk at a time. */
+function fakeTerminal(keys: Key[]): CliTerminal & { raw: boolean[] } {
+  const raw: boolean[] = [];
+  const queue = [...keys];
+  const encoder = new TextEncoder();
+  return {
+    raw,
+    setRaw: (on) => raw.push(on),
+    read: async () => {
+      const key = queue.shift();
+      if (!key) return null;
+      if (key.delayMs) await new Promise((r) => setTimeout(r, key.delayMs));
+      return encoder.encode(key.data);
+    },
+  };
+}
+
+async function cli(
+  args: string[],
+  options: {
+    lines?: string[];
+    env?: Record<string, string>;
+    terminal?: CliTerminal;
+    name?: string;
+    color?: boolean;
+  } = {},
+) {
   let out = "";
   let err = "";
+  const lines = options.lines;
   const code = await main(args, {
     out: (t) => out += t,
     err: (t) => err += t,
-    env: {},
+    env: options.env ?? {},
+    terminal: options.terminal,
+    name: options.name,
+    color: options.color,
     lines: lines
       ? (async function* () {
         for (const l of lines) yield l;
@@ -18,6 +67,10 @@ async function cli(args: string[], lines?: string[]) {
   return { code, out, err };
 }
 
+function scratch(): string {
+  return mkdtempSync(join(tmpdir(), "bashbox-cli-test-"));
+}
+
 test("main() run prints exactly the tool_result the model would get", async () => {
   const r = await cli(["run", "echo hi; echo err >&2"]);
   equal(r.code, 0);
@@ -25,6 +78,32 @@ test("main() run prints exactly the tool_result the model would get", async () =
   const failed = await cli(["run", "exit 3"]);
   equal(failed.code, 1);
   match(failed.out, /^Exit code 3\n/);
+});
+
+test("main() run takes everything after its own options as the command", async () => {
+  const cases: [string[], string][] = [
+    [["run", "ls", "-d", "/"], "/\n"],
+    [["run", "--", "ls", "-d", "/"], "/\n"],
+    [["run", "echo a | tr a b"], "b\n"],
+    [["run", "echo", "a", "|", "tr", "a", "b"], "b\n"],
+    [["run", "--timeout", "5000", "printf", "%s-", "x", "y"], "x-y-"],
+    [["--timeout", "5000", "run", "echo", "--timeout"], "--timeout\n"],
+    [["run", "--cwd", "/", "--", "bashbox-no-such-program", "--version"], ""],
+    [["run", "--timeout=5000", "echo", "-n", "z"], "z"],
+    [["run", "echo", "--", "x"], "-- x\n"],
+  ];
+  for (const [args, output] of cases) {
+    const r = await cli(args);
+    if (args.includes("bashbox-no-such-program")) {
+      // The words went to bash, not to the CLI's option parser.
+      match(r.out, /bashbox-no-such-program: command not found/);
+      continue;
+    }
+    equal(r.code, 0, `${args.join(" ")}: ${r.err}`);
+    equal(r.out, `Exit code 0\n${output}${output.endsWith("\n") ? "" : "\n"}`);
+  }
+  const json = await cli(["run", "--json", "--", "printf", "x"]);
+  equal(JSON.parse(json.out).content, "Exit code 0\nx");
 });
 
 test("main() run --json prints the block", async () => {
@@ -50,8 +129,65 @@ test("main() run honours --timeout and --cwd", async () => {
   match(r.out, /\/tmp\n/);
 });
 
+test("main() reports a missing --cwd as a missing directory", async () => {
+  const dir = scratch();
+  try {
+    writeFileSync(join(dir, "file"), "");
+    for (const sub of ["run", "repl", "demo"]) {
+      const args = sub === "run"
+        ? [sub, "--cwd", join(dir, "nope"), "true"]
+        : [sub, "--cwd", join(dir, "nope")];
+      const r = await cli(args, { lines: [] });
+      equal(r.code, 2, sub);
+      match(
+        r.err,
+        new RegExp(
+          `^bashbox ${sub}: Expected --cwd to be an existing directory, got ".*nope" \\(no such directory\\)`,
+        ),
+      );
+      ok(!/program|Cannot run/.test(r.err), r.err);
+    }
+    const file = await cli(["run", "--cwd", join(dir, "file"), "true"]);
+    equal(file.code, 2);
+    match(
+      file.err,
+      /Expected --cwd to be a directory, got .* \(not a directory\)/,
+    );
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
+
+test("main() run keeps spill files in a named directory after it exits", async () => {
+  const dir = scratch();
+  try {
+    const spill = join(dir, "spill");
+    const r = await cli(["run", "--spill-dir", spill, "seq 1 200000"]);
+    equal(r.code, 0);
+    const named = /the full output is in (\S+): read it/.exec(r.out);
+    ok(named, r.out.slice(0, 200));
+    ok(named[1].startsWith(spill + "/"), named[1]);
+    ok(existsSync(named[1]), "the file outlives the CLI's session");
+    equal(readFileSync(named[1], "utf8").split("\n").length, 200001);
+    // Default: a per-user directory in the temp dir, named in the help.
+    const user = `bbtest${Date.now()}`;
+    const byDefault = await cli(["run", "seq 1 200000"], {
+      env: { USER: user },
+    });
+    const path = /the full output is in (\S+): read it/.exec(byDefault.out)
+      ?.[1];
+    ok(path?.startsWith(join(tmpdir(), `bashbox-spill-${user}`) + "/"), path);
+    ok(existsSync(path!));
+    rmSync(join(tmpdir(), `bashbox-spill-${user}`), { recursive: true });
+    match((await cli(["--help"])).out, /bashbox-spill-\$USER; files stay/);
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
+
 test("main() demo runs the scripted conversation offline end to end", async () => {
-  const r = await cli(["demo"]);
+  // An API key in the environment does not take the demo online.
+  const r = await cli(["demo"], { env: { ANTHROPIC_API_KEY: "sk-ant-x" } });
   equal(r.code, 0, r.err);
   match(r.out, /offline/);
   match(r.out, /✓ Hello from bashbox-demo-\w+, world!/);
@@ -61,15 +197,288 @@ test("main() demo runs the scripted conversation offline end to end", async () =
   match(r.out, /✓ The bash session was restarted/);
   match(r.out, /✓ STATE=gone/);
   match(r.out, /\[stopped: end_turn\]/);
+  ok(!r.out.includes("\x1b["), "no colour unless asked");
+  const coloured = await cli(["demo"], { color: true });
+  ok(coloured.out.includes("\x1b[32m✓\x1b[0m"));
+  ok(coloured.out.includes("\x1b[31m✗\x1b[0m"));
 });
 
 test("main() repl shows what the model sees after each line", async () => {
-  const r = await cli(["repl"], ["cd /tmp", "pwd", "", "false"]);
+  const r = await cli(["repl"], { lines: ["cd /tmp", "pwd", "", "false"] });
   equal(r.code, 0);
   equal(
     r.out,
-    "Exit code 0\n(no output)\nExit code 0\n/tmp\n\nExit code 1\n(no output)\n",
+    "Exit code 0\nWorking directory: /tmp\n(no output)\nExit code 0\n/tmp\nExit code 1\n(no output)\n",
   );
+  match(r.err, /"exit" leaves/);
+});
+
+test("main() repl honours --policy, --audit, --cwd and --timeout", async () => {
+  const dir = scratch();
+  try {
+    mkdirSync(join(dir, "keep"));
+    const audit = join(dir, "audit.jsonl");
+    const readonly = await cli(["repl", "--policy", "readonly", "--cwd", dir], {
+      lines: ["rmdir keep", "ls"],
+    });
+    match(readonly.out, /refused by policy: No rule matches "rmdir"/);
+    ok(existsSync(join(dir, "keep")), "readonly refused rmdir");
+    const policy = join(dir, "policy.json");
+    writeFileSync(
+      policy,
+      JSON.stringify({ allow: ["ls", "sleep", "cat"], deny: ["rmdir"] }),
+    );
+    const r = await cli([
+      "repl",
+      "--policy",
+      policy,
+      "--audit",
+      audit,
+      "--cwd",
+      dir,
+      "--timeout",
+      "300",
+    ], { lines: ["rmdir keep", "ls", "sleep 5 | cat"] });
+    equal(r.code, 0, r.err);
+    ok(existsSync(join(dir, "keep")), "readonly refused rmdir");
+    match(r.out, /refused by policy: "rmdir" is denied/);
+    match(r.out, /Exit code 0\naudit.jsonl\nkeep\npolicy.json\n/);
+    match(r.out, /TIMEOUT: the command ran longer than 300 ms/);
+    const records = readFileSync(audit, "utf8").trim().split("\n").map((l) =>
+      JSON.parse(l)
+    );
+    ok(records.some((x) => x.command === "rmdir keep"));
+    ok(records.some((x) => x.command === "ls"));
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
+
+test("main() repl leaves at exit and at the end of input", async () => {
+  const r = await cli(["repl"], { lines: ["echo one", "exit", "echo two"] });
+  equal(r.code, 0);
+  match(r.out, /one/);
+  ok(!r.out.includes("two"));
+  equal((await cli(["repl"], { lines: ["exit 4"] })).code, 4);
+});
+
+test("main() repl on a terminal edits lines, keeps history and survives Ctrl-C", async () => {
+  // Each key waits a little, so that it comes at the prompt, not as type-ahead.
+  const terminal = fakeTerminal([
+    { data: "export V=kept\r" },
+    // left, Delete, Backspace: "echo $V"
+    { data: "echo $Vxy\x1b[D\x1b[3~\x7f\r", delayMs: 300 },
+    // history: up, up, down is the line before
+    { data: "\x1b[A\x1b[A\x1b[B\r", delayMs: 300 },
+    { data: "echo partial\x03", delayMs: 300 }, // Ctrl-C at the prompt drops it
+    { data: "sleep 30; echo not-reached\r", delayMs: 300 },
+    { data: "\x03", delayMs: 500 }, // Ctrl-C while the command runs
+    { data: "echo after $V\r", delayMs: 300 },
+    { data: "\x04", delayMs: 300 }, // Ctrl-D leaves
+  ]);
+  const started = performance.now();
+  const r = await cli(["repl", "--cwd", "/tmp"], { terminal, env: {} });
+  const took = performance.now() - started;
+  equal(r.code, 0, r.err);
+  ok(took < 10_000, `took ${took} ms: Ctrl-C did not stop sleep 30`);
+  // deno-lint-ignore no-control-regex
+  const text = r.out.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
+  equal(text.match(/\r\nkept\r\n/g)?.length, 2, "edited line and history");
+  ok(!text.includes("partial\r\n"), "the dropped line did not run");
+  match(text, /\/tmp \[0\] \$ /, "prompt with cwd and last status");
+  match(text, /\^C/);
+  match(text, /ABORTED: the command was stopped/);
+  ok(!text.includes("\r\nnot-reached\r\n"), "Ctrl-C stops the whole line");
+  match(text, /\[130\] \$ /, "the prompt shows the interrupted status");
+  match(text, /after kept/, "the session kept its state");
+  equal(terminal.raw.join(","), "true,false", "raw mode restored");
+  match(r.err, /Ctrl-C stops the running command; Ctrl-D or "exit" leaves/);
+});
+
+test("main() repl on a terminal streams output while the command runs", async () => {
+  let firstSeenAt = 0;
+  let out = "";
+  const started = performance.now();
+  const code = await main(["repl"], {
+    out: (t) => {
+      out += t;
+      if (!firstSeenAt && out.includes("early")) {
+        firstSeenAt = performance.now() - started;
+      }
+    },
+    err: () => {},
+    env: {},
+    terminal: fakeTerminal([
+      { data: "echo early; sleep 1; echo late\r" },
+      { data: "seq 1 100000\r", delayMs: 1500 },
+      { data: "exit\r", delayMs: 1500 },
+    ]),
+  });
+  equal(code, 0);
+  ok(firstSeenAt > 0 && firstSeenAt < 900, `first output at ${firstSeenAt} ms`);
+  match(out, /late/);
+  match(out, /\r\n100000\r\n/, "the whole output streams to the person");
+  const kept = /Full output kept in (\S+)/.exec(out)?.[1];
+  ok(kept && existsSync(kept), "the model's cut output is kept and named");
+  rmSync(kept!);
+});
+
+async function withFakeApi(
+  turns: ScriptedTurn[],
+  fn: (env: Record<string, string>) => Promise<void>,
+): Promise<Array<Record<string, unknown>>> {
+  const api = await startFakeApi(turns);
+  try {
+    await fn({ ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: api.url });
+  } finally {
+    await api.close();
+  }
+  return api.requests;
+}
+
+function toolTurn(...commands: string[]): ScriptedTurn {
+  return {
+    content: commands.map((command, i) => ({
+      type: "tool_use" as const,
+      id: `toolu_${i}_${command.length}`,
+      name: "bash",
+      input: { command },
+    })),
+    stop_reason: "tool_use",
+  };
+}
+
+const END: ScriptedTurn = {
+  content: [{ type: "text", text: "done" }],
+  stop_reason: "end_turn",
+};
+
+test("main() agent is readonly unless --allow-all, and refuses ask without a terminal", async () => {
+  const dir = scratch();
+  try {
+    mkdirSync(join(dir, "victim"));
+    await withFakeApi([toolTurn("rmdir victim", "ls"), END], async (env) => {
+      const r = await cli(["agent", "--cwd", dir, "clean", "up"], { env });
+      equal(r.code, 0, r.err);
+      match(r.out, /✗ Error: The command was refused by policy: No rule/);
+      match(r.out, /✓ victim/);
+      ok(existsSync(join(dir, "victim")));
+    });
+    const requests = await withFakeApi(
+      [toolTurn("rmdir victim"), END],
+      async (env) => {
+        const r = await cli(["agent", "--allow-all", "--cwd", dir, "go"], {
+          env,
+        });
+        equal(r.code, 0, r.err);
+        ok(!existsSync(join(dir, "victim")));
+      },
+    );
+    equal((requests[0].messages as { content: string }[])[0].content, "go");
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
+
+test("main() agent asks on a terminal: y, n and always", async () => {
+  const dir = scratch();
+  try {
+    for (const d of ["a", "b", "c", "d"]) mkdirSync(join(dir, d));
+    await withFakeApi([
+      toolTurn("rmdir a"),
+      toolTurn("rmdir b"),
+      toolTurn("rmdir c"),
+      toolTurn("rmdir c"),
+      END,
+    ], async (env) => {
+      const terminal = fakeTerminal([
+        { data: "y\r" },
+        { data: "maybe\rn\r" }, // an unclear answer is asked again
+        { data: "always\r" },
+      ]);
+      const r = await cli(["agent", "--cwd", dir, "tidy"], { env, terminal });
+      equal(r.code, 0, r.err);
+      ok(!existsSync(join(dir, "a")), "y ran it");
+      ok(existsSync(join(dir, "b")), "n refused it");
+      ok(!existsSync(join(dir, "c")), "always ran it");
+      ok(existsSync(join(dir, "d")));
+      equal(r.err.match(/Allow this command\?/g)?.length, 4, r.err);
+    });
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
+
+test("main() agent without an API key fails before any request", async () => {
+  const requests = await withFakeApi([END], async (env) => {
+    const r = await cli(["agent", "do", "it"], {
+      env: { ANTHROPIC_BASE_URL: env.ANTHROPIC_BASE_URL },
+    });
+    equal(r.code, 2);
+    match(r.err, /^bashbox agent: agent needs ANTHROPIC_API_KEY/);
+  });
+  equal(requests.length, 0);
+});
+
+test("main() redacts secrets from the whole environment", async () => {
+  const secret = "s3cr3t-value-" + Date.now();
+  const r = await cli(["run", `echo ${secret}`], {
+    env: { DEPLOY_TOKEN: secret },
+  });
+  ok(!r.out.includes(secret), r.out);
+  match(r.out, /\[REDACTED/);
+});
+
+test("cli.ts redacts the same environment on Deno and on Bun", async () => {
+  const secret = "s3cr3t-value-" + Date.now();
+  for (const which of ["deno", "bun"]) {
+    const argv = which === "deno"
+      ? "deno run --allow-run=bash --allow-read --allow-write --allow-env cli.ts"
+      : "bun cli.ts";
+    const r = await exec(
+      [
+        "bash",
+        "-c",
+        `command -v ${which} >/dev/null || exit 99; ${argv} run 'echo $MY_API_KEY'`,
+      ],
+      { env: { MY_API_KEY: secret, NO_COLOR: "1" }, timeoutMs: 60_000 },
+    );
+    if (r.exitCode === 99) {
+      console.log(`skipped part: ${which} is not on PATH`);
+      continue;
+    }
+    equal(r.exitCode, 0, `${which}: ${r.stderr.text}`);
+    ok(!r.stdout.text.includes(secret), `${which}: ${r.stdout.text}`);
+    match(r.stdout.text, /\[REDACTED/, which);
+  }
+});
+
+test("main() --version and --help", async () => {
+  const v = await cli(["--version"]);
+  equal(v.code, 0);
+  equal(v.out, `bashbox ${VERSION}\n`);
+  const config = JSON.parse(
+    readFileSync(new URL("../deno.json", import.meta.url), "utf8"),
+  );
+  equal(VERSION, config.version);
+  for (const args of [["--help"], ["-h"], ["help"], ["run", "--help"]]) {
+    const r = await cli(args);
+    equal(r.code, 0);
+    match(r.out, /Usage:/);
+    match(r.out, /bashbox demo/);
+    match(r.out, /Ctrl-D or "exit"/);
+  }
+});
+
+test("main() errors name the command as the user invoked it", async () => {
+  const r = await cli(["run", "--nope", "x"], { name: "deno task cli" });
+  equal(r.code, 2);
+  equal(
+    r.err,
+    'deno task cli run: Unknown option "--nope"\nRun "deno task cli --help" for usage.\n',
+  );
+  const bare = await cli(["frobnicate"], { name: "bashbox" });
+  match(bare.err, /^bashbox: Unknown command "frobnicate"/);
 });
 
 test("main() --policy refuses what the policy refuses", async () => {
@@ -90,27 +499,31 @@ test("main() --policy refuses what the policy refuses", async () => {
   match(bad.err, /Expected --policy to be readonly, allow-all or a JSON file/);
 });
 
-test("main() --help prints usage", async () => {
-  for (const args of [["--help"], ["-h"], ["help"]]) {
-    const r = await cli(args);
-    equal(r.code, 0);
-    match(r.out, /Usage:/);
-    match(r.out, /bashbox demo/);
-  }
-});
-
 test("main() rejects bad flags and commands with exit code 2", async () => {
   const cases: [string[], RegExp][] = [
-    [["--nope"], /Unknown option '--nope'/],
+    [["--nope"], /^bashbox: Unknown option "--nope"/],
     [[], /Expected a command/],
     [["frobnicate"], /Unknown command "frobnicate"/],
-    [["run"], /Expected one command after "run", got 0/],
-    [["run", "a", "b"], /got 2/],
+    [["run"], /^bashbox run: Expected a command after "run", got none/],
+    [
+      ["run", "-x", "true"],
+      /Unknown option "-x" \(put the command after "--"\)/,
+    ],
+    [["run", "--timeout"], /Expected a value after "--timeout", got none/],
+    [["repl", "extra"], /Expected no arguments after "repl", got "extra"/],
+    [["repl", "--json"], /Option "--json" does not apply to "repl"/],
+    [["run", "--api", "true"], /Option "--api" does not apply to "run"/],
+    [["run", "--json=yes", "true"], /takes no value/],
     [
       ["run", "--timeout", "soon", "true"],
       /Expected --timeout to be a positive whole number, got "soon"/,
     ],
     [["agent", "task"], /ANTHROPIC_API_KEY/],
+    [["agent"], /Expected a task after "agent", got none/],
+    [
+      ["agent", "--allow-all", "--policy", "readonly", "t"],
+      /Expected --policy or --allow-all, got both/,
+    ],
     [["demo", "--api"], /ANTHROPIC_API_KEY/],
   ];
   for (const [args, message] of cases) {
@@ -120,3 +533,83 @@ test("main() rejects bad flags and commands with exit code 2", async () => {
     ok(r.err.includes("--help"));
   }
 });
+
+const anthropicSource = readFileSync(
+  new URL("../anthropic.ts", import.meta.url),
+  "utf8",
+);
+
+test(
+  "cli.ts run works by path without the import map (no SDK until agent or demo)",
+  async () => {
+    const dir = scratch();
+    try {
+      const r = await exec(
+        [
+          "bash",
+          "-c",
+          runtime === "deno"
+            ? `cd "$DIR" && deno run --no-config --no-lock --allow-run=bash --allow-read --allow-write --allow-env "$CLI" run echo ok`
+            : `cd "$DIR" && bun "$CLI" run echo ok`,
+        ],
+        {
+          env: {
+            DIR: dir,
+            CLI: new URL("../cli.ts", import.meta.url).pathname,
+          },
+          timeoutMs: 60_000,
+        },
+      );
+      equal(r.exitCode, 0, r.stderr.text);
+      equal(r.stdout.text, "Exit code 0\nok\n");
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  },
+  {
+    skip: /^import [^;]*from "@anthropic-ai\/sdk/m.test(anthropicSource) &&
+      "anthropic.ts still imports the SDK when it loads (its own change in issue 12)",
+  },
+);
+
+const haveScript =
+  (await exec(["bash", "-c", "command -v script"])).exitCode === 0;
+
+test(
+  "cli.ts repl on a real terminal: Ctrl-C stops the command, the REPL goes on",
+  async () => {
+    const run = runtime === "deno"
+      ? "deno run --allow-run=bash --allow-read --allow-write --allow-env cli.ts"
+      : "bun cli.ts";
+    const keys = [
+      "sleep 1.5; printf 'export V=kept\\r'",
+      "sleep 0.7; printf 'sleep 30; echo not-reached\\r'",
+      "sleep 1; printf '\\003'",
+      "sleep 0.7; printf 'echo after $V\\r'",
+      "sleep 0.7; printf '\\004'; sleep 0.5",
+    ].join("; ");
+    const started = performance.now();
+    const r = await exec([
+      "bash",
+      "-c",
+      `cd "$ROOT" && (${keys}) | script -qfec "${run} repl --cwd /tmp" /dev/null`,
+    ], {
+      env: {
+        ROOT: new URL("..", import.meta.url).pathname,
+        NO_COLOR: "1",
+      },
+      timeoutMs: 30_000,
+    });
+    ok(performance.now() - started < 20_000, "sleep 30 was interrupted");
+    equal(r.exitCode, 0, r.stdout.text + r.stderr.text);
+    const text = r.stdout.text.replaceAll("\r", "");
+    match(text, /\^CABORTED: the command was stopped \(exit code 130\)\n/);
+    match(text, /\nafter kept\n/);
+    ok(!text.includes("\nnot-reached\n"));
+    ok(!text.includes("\x1b[3"), "NO_COLOR");
+  },
+  {
+    timeoutMs: 60_000,
+    skip: !haveScript && "util-linux script (to get a PTY) is not installed",
+  },
+);

@@ -1,0 +1,106 @@
+/**
+ * The package's entry points: each one listed in deno.json exists, has
+ * module docs, reaches no npm package by a static import (the SDK is loaded
+ * only by what needs it), and loads by file path without the project's
+ * deno.json (Deno: `--no-config`; Bun: run from `/`).
+ *
+ * @module
+ */
+
+import { deepEqual, ok } from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { exec } from "../mod.ts";
+import { runtime, test } from "./_harness.ts";
+
+const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const config = JSON.parse(readFileSync(join(root, "deno.json"), "utf8"));
+const entries: Record<string, string> = config.exports;
+
+/** Non-relative, non-`node:` specifiers that `entry` reaches by static imports. */
+function npmReached(entry: string): string[] {
+  const seen = new Set<string>();
+  const npm = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(file, "utf8");
+    const re =
+      /^\s*(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s+["']([^"']+)["']|^\s*import\s+["']([^"']+)["']/gm;
+    for (const m of text.matchAll(re)) {
+      const spec = m[1] ?? m[2];
+      if (spec.startsWith(".")) visit(resolve(dirname(file), spec));
+      else if (!spec.startsWith("node:")) {
+        npm.add(`${spec} (in ${file.replace(root + "/", "")})`);
+      }
+    }
+  };
+  visit(join(root, entry));
+  return [...npm];
+}
+
+const anthropicSource = readFileSync(join(root, "anthropic.ts"), "utf8");
+const anthropicPending =
+  /^import [^;]*from "@anthropic-ai\/sdk/m.test(anthropicSource) &&
+  "anthropic.ts still imports the SDK when it loads (its own change in issue 12)";
+
+test("deno.json exports every part, each with module docs", () => {
+  deepEqual(Object.keys(entries).sort(), [
+    ".",
+    "./anthropic",
+    "./audit",
+    "./cli",
+    "./editor",
+    "./exec",
+    "./format",
+    "./parse",
+    "./policy",
+    "./pool",
+    "./redact",
+    "./sandbox",
+    "./session",
+  ]);
+  for (const [name, file] of Object.entries(entries)) {
+    const text = readFileSync(join(root, file), "utf8");
+    ok(
+      /^\/\*\*[\s\S]*?@module[\s\S]*?\*\//.test(text),
+      `${name}: @module docs`,
+    );
+  }
+});
+
+// Entry points whose graph includes anthropic.ts wait for its lazy SDK.
+const viaAnthropic = new Set(["mod.ts", "anthropic.ts", "cli.ts"]);
+
+for (const [name, file] of Object.entries(entries)) {
+  const entry = file.replace(/^\.\//, "");
+  test(
+    `${name} reaches no npm package by a static import`,
+    () => {
+      deepEqual(npmReached(entry), []);
+    },
+    { skip: viaAnthropic.has(entry) && anthropicPending },
+  );
+  test(
+    `${name} loads by path without deno.json`,
+    async () => {
+      const url = new URL(`file://${join(root, entry)}`).href;
+      const script = runtime === "deno"
+        ? 'cd / && deno eval --no-config --no-lock "await import(\\"$URL\\")"'
+        : 'cd / && bun -e "await import(process.env.URL)"';
+      const r = await exec(["bash", "-c", script], {
+        env: { URL: url, NO_COLOR: "1" },
+        timeoutMs: 60_000,
+      });
+      ok(r.exitCode === 0, r.stderr.text);
+      ok(
+        !/Download/.test(r.stderr.text),
+        `${name} downloaded: ${r.stderr.text}`,
+      );
+    },
+    {
+      skip: viaAnthropic.has(entry) && anthropicPending,
+      timeoutMs: 60_000,
+    },
+  );
+}
