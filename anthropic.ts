@@ -47,6 +47,14 @@ export type {
 export type { Sandbox } from "./sandbox.ts";
 export type { Capture } from "./_capture.ts";
 export type { Limits } from "./policy.ts";
+export type {
+  EditorPolicy,
+  EditorTool,
+  EditorToolDefinition,
+  EditorToolOptions,
+} from "./editor.ts";
+export type { ToolResultBlock } from "./format.ts";
+export type { AuditEnd, AuditRecord, AuditSink, AuditStart } from "./audit.ts";
 
 /**
  * The tool definition to send in `tools`: Anthropic's schema-less bash tool.

@@ -35,6 +35,22 @@ import {
   type SessionResult,
 } from "./session.ts";
 
+export type {
+  BashSession,
+  BashSessionOptions,
+  Capture,
+  CommandPolicy,
+  Limits,
+  PolicyDecision,
+  RunOptions,
+  Sandbox,
+  SessionResult,
+  ToolUseLike,
+  Transport,
+} from "./anthropic.ts";
+export type { AuditEnd, AuditRecord, AuditSink, AuditStart } from "./audit.ts";
+export type { ToolResultBlock } from "./format.ts";
+
 /**
  * The tool definition to send in `tools`: Anthropic's schema-less text editor
  * tool. {@linkcode EditorTool.definition} adds the `max_characters` it applies.

@@ -20,7 +20,15 @@
 import { BashSession, type RunOptions, type SessionResult } from "./session.ts";
 
 export type { Capture } from "./_capture.ts";
-export type { BashSession, RunOptions, SessionResult };
+export type {
+  BashSession,
+  BashSessionOptions,
+  Limits,
+  RunOptions,
+  Sandbox,
+  SessionResult,
+  Transport,
+} from "./session.ts";
 
 /** Options of a {@linkcode SessionPool}. */
 export interface SessionPoolOptions {
