@@ -1045,7 +1045,7 @@ export function runnableBashTool(tool: BashTool): RunnableBash {
 /** What {@linkcode runAgent} reports as it goes. */
 export type AgentEvent =
   | { type: "text"; text: string }
-  | { type: "tool_use"; id: string; input: unknown }
+  | { type: "tool_use"; id: string; name: string; input: unknown }
   | { type: "tool_result"; block: ToolResultBlock }
   | { type: "stop"; reason: string };
 
@@ -1263,7 +1263,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     const results: ToolResultBlock[] = [];
     for (const call of calls) {
       const id = String(call.id ?? "");
-      onEvent?.({ type: "tool_use", id, input: call.input });
+      onEvent?.({
+        type: "tool_use",
+        id,
+        name: String(call.name ?? ""),
+        input: call.input,
+      });
       const block = call.name === BASH_TOOL.name
         ? await tool.handle({ id, name: call.name, input: call.input })
         : editor && call.name === editor.definition.name
