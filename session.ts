@@ -138,15 +138,11 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 /** Fds the shell keeps for its sentinels, so `exec >file` cannot redirect them. */
 const SENTINEL_OUT_FD = 19;
-/** A spare copy of fd 19, restored from should a command close fd 19. */
-const SPARE_OUT_FD = 17;
 const SENTINEL_ERR_FD = 18;
-/**
- * Deno gives the shell a real pipe as stdin, which bash can open again as
- * `/dev/fd/0` and read its script from (fd 255); Bun gives a socket, which
- * cannot be opened again.
- */
-const SCRIPT_FROM_FD = RUNTIME === "deno";
+/** Holds the command's stderr while the framing runs with stderr closed (xtrace on). */
+const TRACE_SAVE_FD = 16;
+/** E: fast, X: careful (ERR traps, errexit); a trailing x: xtrace is on. */
+const FRAMING_ALIASES = ["__bbE", "__bbX", "__bbEx", "__bbXx"] as const;
 
 const ID_CHARS =
   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@";
@@ -178,7 +174,6 @@ type Frame =
 class Shell {
   readonly proc: GroupProcess;
   readonly separate: boolean;
-  readonly scriptFd: boolean;
   readonly out = new SentinelScanner();
   readonly err = new SentinelScanner();
   readonly #pumps: Pump[];
@@ -192,6 +187,8 @@ class Shell {
    * take the careful path (__bbX) that handles ERR traps and errexit.
    */
   trapsSeen = false;
+  /** xtrace was on after the last command: calls take the quiet paths. */
+  xtrace = false;
   /** The ulimit lines run first. */
   readonly limits: string;
   readonly killer: string;
@@ -225,12 +222,9 @@ class Shell {
     this.killer = options.shell;
     this.launch = launchOf(options);
     this.transport = options.transport?.argv;
-    // Over a transport, stdin may be anything: bash reads its script from it.
-    this.scriptFd = SCRIPT_FROM_FD && this.transport === undefined;
     const inner = [
       this.transport ? "bash" : options.shell,
       ...(options.login ? ["--login"] : ["--noprofile", "--norc"]),
-      ...(this.scriptFd ? ["/dev/fd/0"] : []),
     ];
     this.sandboxed = options.sandbox !== undefined;
     const remoteEnv = this.transport
@@ -284,11 +278,14 @@ class Shell {
       this.separate
         ? `&&builtin printf '%s\\036\\0' "${id}" >&${SENTINEL_ERR_FD}`
         : "";
-    // Where bash reads its script: fd 255 when started as `bash /dev/fd/0`
-    // (stdin is then /dev/null for good); otherwise stdin, which each command
-    // gets replaced by /dev/null.
-    const input = this.scriptFd ? " -u 255" : "";
-    const eof = this.scriptFd ? "" : " </dev/null";
+    // bash reads its script from stdin, as `bash -s` does (so `$BASH_SOURCE`
+    // is empty and messages read `bash: line N:`, as at a prompt); each
+    // command gets /dev/null as stdin instead, so it cannot eat the script.
+    // The framing's own descriptors are closed for the command: it cannot
+    // see or close them, and its background jobs do not hold them.
+    const eof = ` </dev/null ${SENTINEL_OUT_FD}>&-${
+      this.separate ? ` ${SENTINEL_ERR_FD}>&-` : ""
+    }`;
     // read -N counts characters: ASCII commands read as they are, others in
     // the C locale. Both hand the previous status on, so `$?` carries over.
     // Every command is called through `builtin`, so functions named like
@@ -302,20 +299,16 @@ class Shell {
     // the command closed, a variable it made read-only) ends the shell at
     // once: the result says restarted, and nothing is left to run twice.
     const readAscii =
-      `__bba(){ IFS= builtin read -r -N "$1"${input} __bbc||builtin exit 114; }`;
+      `__bba(){ IFS= builtin read -r -N "$1" __bbc||builtin exit 114; }`;
     const readBytes =
-      `__bbr(){ builtin local LC_ALL=C;IFS= builtin read -r -N "$1"${input} __bbc||builtin exit 114; }`;
-    // The frame goes to fd ${SENTINEL_OUT_FD}; should the command have closed
-    // it, to the spare copy on fd ${SPARE_OUT_FD}.
-    // (`exec`, not `builtin exec`: only the former keeps a redirection.)
+      `__bbr(){ builtin local LC_ALL=C;IFS= builtin read -r -N "$1" __bbc||builtin exit 114; }`;
+    // The frame goes to fd ${SENTINEL_OUT_FD}, which the command cannot touch
+    // (it is closed for the eval and restored after it); should it be gone
+    // anyway (a command that closed bash's saved copy), the shell exits.
     const frameEnd =
-      `__bbf(){ [[ -z $__bbW$__bbK ]]||__bbv "$2";builtin printf -v __bbq %s "$1"||builtin exit 113;builtin printf '%s\\036%d%s %s\\0' "$3" "$1" "\${-//[^e]/}" "$PWD" >&${SENTINEL_OUT_FD}${
+      `__bbf(){ [[ -z $__bbW$__bbK ]]||__bbv "$2";builtin printf -v __bbq %s "$1"||builtin exit 113;builtin printf '%s\\036%d%s %s\\0' "$3" "$1" "\${-//[^ex]/}" "$PWD" >&${SENTINEL_OUT_FD}${
         errFrame("$3")
-      }||__bbg "$3" "$1"||builtin exit 113; }`;
-    const frameSpare =
-      `__bbg(){ { exec ${SENTINEL_OUT_FD}>&${SPARE_OUT_FD}; } 2>/dev/null&&builtin printf '%s\\036%d%s %s\\0' "$1" "$2" "\${-//[^e]/}" "$PWD" 2>/dev/null >&${SENTINEL_OUT_FD}${
-        errFrame("$1")
-      }; }`;
+      }||builtin exit 113; }`;
     const frameMode =
       '__bbv(){ [[ -z $__bbW ]]||__bbw "$1";[[ -z $__bbK ]]||{ builtin set -e;__bbK=; }; }';
     // Under \`set -e\` a prompt does not exit when the command line as a whole
@@ -333,12 +326,19 @@ class Shell {
     // bash parses the alias anew on every call, so the common case gets a
     // short one (__bbE); the host picks the careful one (__bbX) once errexit
     // was on, or the session's commands mention traps or shell options.
-    const run =
-      `if __bbs "$__bbq";then command eval "$__bbc"${eof};else command eval "$__bbc"${eof};fi;__bbf "$?" ""`;
-    const runTraps =
-      `__bbe "$(builtin trap -p ERR)";if __bbs "$__bbq";then command eval "$__bbc"${eof};else command eval "$__bbc"${eof};fi;__bbf "$?" "\${__bbW:+$(builtin trap -p ERR)}"`;
+    // Under \`set -x\` the framing's own commands must not be traced: the
+    // host wraps the call in a group whose stderr is closed (a trace line
+    // written there is lost), and the eval gets the command's stderr back
+    // from fd ${TRACE_SAVE_FD} (closed again for the command itself). Without
+    // xtrace only the frame is wrapped, in case the command turns it on.
+    const evalQuiet =
+      `command eval "$__bbc" 2>&${TRACE_SAVE_FD} ${TRACE_SAVE_FD}>&-${eof}`;
+    const evalPlain = `command eval "$__bbc"${eof}`;
+    const run = (evaluate: string) =>
+      `if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi;{ __bbf "$?" ""`;
+    const runTraps = (evaluate: string) =>
+      `__bbe "$(builtin trap -p ERR)";if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi;{ __bbf "$?" "\${__bbW:+$(builtin trap -p ERR)}"`;
     return [
-      ...(this.scriptFd ? ["exec </dev/null"] : []),
       ...this.remoteSetup,
       ...(this.transport
         ? [
@@ -346,7 +346,10 @@ class Shell {
         ]
         : []),
       ...(this.limits ? [this.limits.trimEnd()] : []),
-      `exec ${SENTINEL_OUT_FD}>&1 ${SPARE_OUT_FD}>&1 ${
+      // Descriptors the host left open (not close-on-exec) are not the
+      // commands' business: keep only stdin, stdout and stderr.
+      `for __bbF in /proc/$$/fd/*;do __bbF=\${__bbF##*/};case $__bbF in 0|1|2|*[!0-9]*);;*)builtin eval "exec $__bbF>&-" 2>/dev/null;;esac;done;unset __bbF`,
+      `exec ${SENTINEL_OUT_FD}>&1 ${
         this.separate ? `${SENTINEL_ERR_FD}>&2` : "2>&1"
       }`,
       // An interrupt stops the rest of the command line, as Ctrl-C does at a
@@ -365,17 +368,29 @@ class Shell {
       ...errexit,
       readAscii,
       readBytes,
-      frameSpare,
       frameMode,
       frameEnd,
       // The per-call line stays short (bash reads it one byte at a time): the
       // alias expands in memory. Should a command turn aliases off, the
       // function of the same name still ends the command.
       // (The function first: once the alias exists, the name would expand.)
-      `__bbE(){ ${run} "$1"; }`,
-      `__bbX(){ ${runTraps} "$1"; }`,
+      ...FRAMING_ALIASES.map((name) => {
+        const evaluate = name.endsWith("x") ? evalQuiet : evalPlain;
+        const body = name.startsWith("__bbX")
+          ? runTraps(evaluate)
+          : run(evaluate);
+        return `${name}(){ ${body} "$1";} 2>&-; }`;
+      }),
       "shopt -s expand_aliases",
-      `alias __bbE='${run}' __bbX='${runTraps}'`,
+      `alias ${
+        FRAMING_ALIASES.map((name) => {
+          const evaluate = name.endsWith("x") ? evalQuiet : evalPlain;
+          const body = name.startsWith("__bbX")
+            ? runTraps(evaluate)
+            : run(evaluate);
+          return `${name}='${body}'`;
+        }).join(" ")
+      }`,
       "",
     ].join("\n");
   }
@@ -412,11 +427,12 @@ class Shell {
       this.#onGone = resolve;
       this.out.begin(needle, sinks.out, (trailer) => {
         const text = decoder.decode(trailer);
-        const m = /^(\d{1,3})(e?) /.exec(text);
+        const m = /^(\d{1,3})([ex]*) /.exec(text);
         // A trailer that does not read right never passes for success.
         status = m ? Number(m[1]) : null;
         // errexit is on: from now on every call takes the careful path.
-        if (m?.[2]) this.trapsSeen = true;
+        if (m?.[2].includes("e")) this.trapsSeen = true;
+        this.xtrace = m?.[2].includes("x") ?? false;
         cwd = m ? text.slice(m[0].length) : "";
         finish();
       });
@@ -428,10 +444,19 @@ class Shell {
         const body = encoder.encode(command);
         // Equal lengths mean every character is ASCII: one byte each.
         const reader = body.length === command.length ? "a" : "r";
+        // (The C locale of a non-ASCII read is set and restored quietly: a
+        // missing user locale warns once, when it is set, as at a prompt.)
+        const read = reader === "a"
+          ? `__bba ${body.length}`
+          : `{ __bbr ${body.length};} 2>/dev/null`;
+        const alias = `__bb${this.trapsSeen ? "X" : "E"}${
+          this.xtrace ? "x" : ""
+        }`;
+        // The group's stderr is closed: nothing of the framing is traced.
         const line = encoder.encode(
-          `\n__bb${reader} ${body.length};__bb${
-            this.trapsSeen ? "X" : "E"
-          } ${id}\n`,
+          this.xtrace
+            ? `\n{ ${read};${alias} ${id};} 2>&-;} ${TRACE_SAVE_FD}>&2 2>&-\n`
+            : `\n${read};${alias} ${id};} 2>&-\n`,
         );
         bytes = new Uint8Array(line.length + body.length);
         bytes.set(line);
