@@ -143,6 +143,8 @@ const SENTINEL_ERR_FD = 18;
 const TRACE_SAVE_FD = 16;
 /** E: fast, X: careful (ERR traps, errexit); a trailing x: xtrace is on. */
 const FRAMING_ALIASES = ["__bbE", "__bbX", "__bbEx", "__bbXx"] as const;
+/** Frames a call whose line bash dropped (quietly, should xtrace be on). */
+const GUARD = "{ __bbZ;} 2>&-";
 
 const ID_CHARS =
   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@";
@@ -299,16 +301,21 @@ class Shell {
     // the command closed, a variable it made read-only) ends the shell at
     // once: the result says restarted, and nothing is left to run twice.
     const readAscii =
-      `__bba(){ IFS= builtin read -r -N "$1" __bbc||builtin exit 114; }`;
+      `__bba(){ __bbN=$2;IFS= builtin read -r -N "$1" __bbc||builtin exit 114; }`;
     const readBytes =
-      `__bbr(){ builtin local LC_ALL=C;IFS= builtin read -r -N "$1" __bbc||builtin exit 114; }`;
+      `__bbr(){ __bbN=$2;builtin local LC_ALL=C;IFS= builtin read -r -N "$1" __bbc||builtin exit 114; }`;
     // The frame goes to fd ${SENTINEL_OUT_FD}, which the command cannot touch
     // (it is closed for the eval and restored after it); should it be gone
     // anyway (a command that closed bash's saved copy), the shell exits.
     const frameEnd =
-      `__bbf(){ [[ -z $__bbW$__bbK ]]||__bbv "$2";builtin printf -v __bbq %s "$1"||builtin exit 113;builtin printf '%s\\036%d%s %s\\0' "$3" "$1" "\${-//[^ex]/}" "$PWD" >&${SENTINEL_OUT_FD}${
+      `__bbf(){ [[ -z $__bbW$__bbK ]]||__bbv "$2";builtin printf -v __bbq %s "$1"||builtin exit 113;builtin printf -v __bbD %s "$3"||builtin exit 113;builtin printf '%s\\036%d%s %s\\0' "$3" "$1" "\${-//[^ex]/}" "$PWD" >&${SENTINEL_OUT_FD}${
         errFrame("$3")
       }||builtin exit 113; }`;
+    // An error that makes bash drop the rest of the command line (an
+    // arithmetic error in \`declare -i\`, for one) drops the frame with it:
+    // the line after each call frames it then, once, with bash's status.
+    const frameGuard =
+      '__bbZ(){ builtin local __bbS=$?;[[ $__bbD == "$__bbN" ]]||__bbf "$__bbS" "" "$__bbN"; }';
     const frameMode =
       '__bbv(){ [[ -z $__bbW ]]||__bbw "$1";[[ -z $__bbK ]]||{ builtin set -e;__bbK=; }; }';
     // Under \`set -e\` a prompt does not exit when the command line as a whole
@@ -335,9 +342,9 @@ class Shell {
       `command eval "$__bbc" 2>&${TRACE_SAVE_FD} ${TRACE_SAVE_FD}>&-${eof}`;
     const evalPlain = `command eval "$__bbc"${eof}`;
     const run = (evaluate: string) =>
-      `if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi;{ __bbf "$?" ""`;
+      `if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi;{ __bbf "$?" "" "$__bbN";} 2>&-`;
     const runTraps = (evaluate: string) =>
-      `__bbe "$(builtin trap -p ERR)";if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi;{ __bbf "$?" "\${__bbW:+$(builtin trap -p ERR)}"`;
+      `__bbe "$(builtin trap -p ERR)";if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi;{ __bbf "$?" "\${__bbW:+$(builtin trap -p ERR)}" "$__bbN";} 2>&-`;
     return [
       ...this.remoteSetup,
       ...(this.transport
@@ -357,19 +364,20 @@ class Shell {
       // command but bashbox's own, and swaps in framing functions that undo
       // it first. The normal path pays nothing for this.
       // (Inverted twice, so that under errexit the skip is not a failure.)
-      "__bbd(){ ! [[ $BASH_COMMAND == __bb[afrsuigvTw]* || ${FUNCNAME[1]} == __bb[afrsuigvTw] ]]; }",
+      "__bbd(){ ! [[ $BASH_COMMAND == __bb[afrsuigvTwzZ]* || ${FUNCNAME[1]} == __bb[afrsuigvTwzZ] ]]; }",
       "__bbs(){ builtin return $1; }",
       `__bbu(){ __bbI=;builtin trap - DEBUG;builtin shopt -u extdebug;${readAscii};${readBytes};${frameEnd}; }`,
       '__bbi(){ __bbI=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bba(){ __bbu;__bba "$@"; };__bbr(){ __bbu;__bbr "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "! __bbd" DEBUG; }',
       "trap __bbi INT",
       "PS1= PS2= PROMPT_COMMAND=",
       'export LANG="${LANG:-C.UTF-8}"',
-      "BASH_ARGV0=bash __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI=",
+      "BASH_ARGV0=bash __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD= __bbN=",
       ...errexit,
       readAscii,
       readBytes,
       frameMode,
       frameEnd,
+      frameGuard,
       // The per-call line stays short (bash reads it one byte at a time): the
       // alias expands in memory. Should a command turn aliases off, the
       // function of the same name still ends the command.
@@ -379,8 +387,9 @@ class Shell {
         const body = name.startsWith("__bbX")
           ? runTraps(evaluate)
           : run(evaluate);
-        return `${name}(){ ${body} "$1";} 2>&-; }`;
+        return `${name}(){ ${body}; }`;
       }),
+      `__bbz(){ ${GUARD}; }`,
       "shopt -s expand_aliases",
       `alias ${
         FRAMING_ALIASES.map((name) => {
@@ -390,7 +399,7 @@ class Shell {
             : run(evaluate);
           return `${name}='${body}'`;
         }).join(" ")
-      }`,
+      } __bbz='${GUARD}'`,
       "",
     ].join("\n");
   }
@@ -447,20 +456,22 @@ class Shell {
         // (The C locale of a non-ASCII read is set and restored quietly: a
         // missing user locale warns once, when it is set, as at a prompt.)
         const read = reader === "a"
-          ? `__bba ${body.length}`
-          : `{ __bbr ${body.length};} 2>/dev/null`;
+          ? `__bba ${body.length} ${id}`
+          : `{ __bbr ${body.length} ${id};} 2>/dev/null`;
         const alias = `__bb${this.trapsSeen ? "X" : "E"}${
           this.xtrace ? "x" : ""
         }`;
         // The group's stderr is closed: nothing of the framing is traced.
         const line = encoder.encode(
           this.xtrace
-            ? `\n{ ${read};${alias} ${id};} 2>&-;} ${TRACE_SAVE_FD}>&2 2>&-\n`
-            : `\n${read};${alias} ${id};} 2>&-\n`,
+            ? `{ ${read};${alias};} ${TRACE_SAVE_FD}>&2 2>&-\n`
+            : `${read};${alias}\n`,
         );
-        bytes = new Uint8Array(line.length + body.length);
+        const guard = encoder.encode("__bbz\n");
+        bytes = new Uint8Array(line.length + body.length + guard.length);
         bytes.set(line);
         bytes.set(body, line.length);
+        bytes.set(guard, line.length + body.length);
       }
       this.proc.write(bytes);
     });
