@@ -141,8 +141,39 @@ const SENTINEL_OUT_FD = 19;
 const SENTINEL_ERR_FD = 18;
 /** Holds the command's stderr while the framing runs with stderr closed (xtrace on). */
 const TRACE_SAVE_FD = 16;
+/**
+ * Starts the session's bash the way a prompt behaves: interactive (an error
+ * such as \`set -u\`'s unbound variable ends the command line, not the shell;
+ * messages read \`bash: nope: command not found\`), yet reading its commands
+ * as a script from the host's pipe, so it prints no prompts, job numbers or
+ * terminal errors. The script is opened as \`0\` from /dev/fd, so
+ * \`$BASH_SOURCE\` names no path (the usual \`dirname "\${BASH_SOURCE[0]}"\` is
+ * \`.\`). Where stdin is a socket (Bun, Node, some transports) a \`cat\` that
+ * ignores SIGINT relays it through a pipe. The working directory is handed to
+ * the init script in BASHBOX_CWD, and its stderr on fd 3 (bash's start-up
+ * complaints about job control go to /dev/null).
+ */
+const PROMPT_LAUNCHER =
+  'BASHBOX_CWD=$PWD;export BASHBOX_CWD;cd /dev/fd||exit 96;exec 3>&2 2>/dev/null;b=$1;shift;if [ -p 0 ];then exec -a bash "$b" "$@" --noediting -i 0;fi;exec -a bash "$b" "$@" --noediting -i 0 0< <(trap "" INT;exec cat)';
+
 /** E: fast, X: careful (ERR traps, errexit); a trailing x: xtrace is on. */
 const FRAMING_ALIASES = ["__bbE", "__bbX", "__bbEx", "__bbXx"] as const;
+/**
+ * A command as one ANSI-C quoted word (`$'…'`): backslash, quote and control
+ * characters escaped, everything else as it is.
+ */
+function ansiC(text: string): string {
+  return `$'${
+    text.replace(
+      /[\\'\x00-\x1f\x7f]/g,
+      (c) =>
+        c === "\\" || c === "'"
+          ? `\\${c}`
+          : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+    )
+  }'`;
+}
+
 /** Frames a call whose line bash dropped (quietly, should xtrace be on). */
 const GUARD = "{ __bbZ;} 2>&-";
 
@@ -204,6 +235,8 @@ class Shell {
   /** The second connection that carries signals to the remote side. */
   readonly control: ControlChannel | null;
   readonly launch: Launch;
+  /** The first line the plain bash reads: it execs the session's shell. */
+  readonly bootstrap: string;
   /** Runs inside a sandbox whose processes form the group `innerGroup`. */
   readonly sandboxed: boolean;
   innerGroup: number | null = null;
@@ -224,10 +257,17 @@ class Shell {
     this.killer = options.shell;
     this.launch = launchOf(options);
     this.transport = options.transport?.argv;
+    // A plain bash first (any transport passes these words on as they
+    // are); the first line of its script replaces it with the prompt-like
+    // shell (see PROMPT_LAUNCHER).
     const inner = [
       this.transport ? "bash" : options.shell,
-      ...(options.login ? ["--login"] : ["--noprofile", "--norc"]),
+      "--noprofile",
+      "--norc",
     ];
+    this.bootstrap = `exec "$BASH" -c ${
+      shellQuote(PROMPT_LAUNCHER)
+    } bash "$BASH" ${options.login ? "--login" : "--noprofile --norc"}\n`;
     this.sandboxed = options.sandbox !== undefined;
     const remoteEnv = this.transport
       ? { ...NONINTERACTIVE_ENV, ...options.env }
@@ -280,30 +320,25 @@ class Shell {
       this.separate
         ? `&&builtin printf '%s\\036\\0' "${id}" >&${SENTINEL_ERR_FD}`
         : "";
-    // bash reads its script from stdin, as `bash -s` does (so `$BASH_SOURCE`
-    // is empty and messages read `bash: line N:`, as at a prompt); each
-    // command gets /dev/null as stdin instead, so it cannot eat the script.
+    // bash reads its script from stdin (so `$BASH_SOURCE` is empty, as at a
+    // prompt); each command gets /dev/null as stdin instead.
     // The framing's own descriptors are closed for the command: it cannot
     // see or close them, and its background jobs do not hold them.
     const eof = ` </dev/null ${SENTINEL_OUT_FD}>&-${
       this.separate ? ` ${SENTINEL_ERR_FD}>&-` : ""
     }`;
-    // read -N counts characters: ASCII commands read as they are, others in
-    // the C locale. Both hand the previous status on, so `$?` carries over.
-    // Every command is called through `builtin`, so functions named like
-    // builtins cannot break the framing. A step that fails (a descriptor the
-    // command closed, a variable it made read-only) ends the shell at once:
-    // the next result says restarted, and nothing is left to be run twice.
-    // The status of each command is kept in __bbq and handed to the next
-    // (`$?` carries over) through an `if` condition, and the command runs
-    // through `command eval`: neither the framing nor the eval's own status
-    // fires a user's ERR trap a second time. A step that fails (a descriptor
-    // the command closed, a variable it made read-only) ends the shell at
-    // once: the result says restarted, and nothing is left to run twice.
-    const readAscii =
-      `__bba(){ __bbN=$2;IFS= builtin read -r -N "$1" __bbc||builtin exit 114; }`;
-    const readBytes =
-      `__bbr(){ __bbN=$2;builtin local LC_ALL=C;IFS= builtin read -r -N "$1" __bbc||builtin exit 114; }`;
+    // Each call's line hands the command over as one ANSI-C quoted word
+    // (no byte of it is parsed as script), with the call's id. Every command
+    // is called through \`builtin\`, so functions named like builtins cannot
+    // break the framing. The status of each command is kept in __bbq and
+    // handed to the next (\`$?\` carries over) through an \`if\` condition,
+    // and the command runs through \`command eval\`: neither the framing nor
+    // the eval's own status fires a user's ERR trap a second time. A step
+    // that fails (a descriptor the command closed, a variable it made
+    // read-only) ends the shell at once: the result says restarted, and
+    // nothing is left to run twice.
+    const take =
+      '__bbp(){ builtin printf -v __bbc %s "$1"&&builtin printf -v __bbN %s "$2"||builtin exit 113; }';
     // The frame goes to fd ${SENTINEL_OUT_FD}, which the command cannot touch
     // (it is closed for the eval and restored after it); should it be gone
     // anyway (a command that closed bash's saved copy), the shell exits.
@@ -346,6 +381,11 @@ class Shell {
     const runTraps = (evaluate: string) =>
       `__bbe "$(builtin trap -p ERR)";if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi;{ __bbf "$?" "\${__bbW:+$(builtin trap -p ERR)}" "$__bbN";} 2>&-`;
     return [
+      "exec 2>&3 3>&-",
+      'builtin cd -- "$BASHBOX_CWD"||builtin exit 97;builtin unset BASHBOX_CWD OLDPWD',
+      // Interactive behaviour without a terminal's trappings.
+      "set +o history +H +m",
+      "shopt -s execfail",
       ...this.remoteSetup,
       ...(this.transport
         ? [
@@ -355,7 +395,7 @@ class Shell {
       ...(this.limits ? [this.limits.trimEnd()] : []),
       // Descriptors the host left open (not close-on-exec) are not the
       // commands' business: keep only stdin, stdout and stderr.
-      `for __bbF in /proc/$$/fd/*;do __bbF=\${__bbF##*/};case $__bbF in 0|1|2|*[!0-9]*);;*)builtin eval "exec $__bbF>&-" 2>/dev/null;;esac;done;unset __bbF`,
+      `for __bbF in /proc/$$/fd/*;do __bbF=\${__bbF##*/};case $__bbF in 0|1|2|254|255|*[!0-9]*);;*)builtin eval "exec $__bbF>&-" 2>/dev/null;;esac;done;unset __bbF`,
       `exec ${SENTINEL_OUT_FD}>&1 ${
         this.separate ? `${SENTINEL_ERR_FD}>&2` : "2>&1"
       }`,
@@ -364,17 +404,18 @@ class Shell {
       // command but bashbox's own, and swaps in framing functions that undo
       // it first. The normal path pays nothing for this.
       // (Inverted twice, so that under errexit the skip is not a failure.)
-      "__bbd(){ ! [[ $BASH_COMMAND == __bb[afrsuigvTwzZ]* || ${FUNCNAME[1]} == __bb[afrsuigvTwzZ] ]]; }",
+      "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTwzZ]* || ${FUNCNAME[1]} == __bb[pfsuigvTwzZ] ]]; }",
       "__bbs(){ builtin return $1; }",
-      `__bbu(){ __bbI=;builtin trap - DEBUG;builtin shopt -u extdebug;${readAscii};${readBytes};${frameEnd}; }`,
-      '__bbi(){ __bbI=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bba(){ __bbu;__bba "$@"; };__bbr(){ __bbu;__bbr "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "! __bbd" DEBUG; }',
+      `__bbu(){ __bbI=;builtin trap - DEBUG;builtin shopt -u extdebug;${take};${frameEnd}; }`,
+      '__bbi(){ __bbI=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbp(){ __bbu;__bbp "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "! __bbd" DEBUG; }',
       "trap __bbi INT",
-      "PS1= PS2= PROMPT_COMMAND=",
+      "PS1= PS2= PS0= PROMPT_COMMAND= HISTFILE=",
+      "history -c",
+      "unset MAILCHECK",
       'export LANG="${LANG:-C.UTF-8}"',
       "BASH_ARGV0=bash __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD= __bbN=",
       ...errexit,
-      readAscii,
-      readBytes,
+      take,
       frameMode,
       frameEnd,
       frameGuard,
@@ -448,30 +489,18 @@ class Shell {
       if (this.separate) this.err.begin(needle, sinks.err, finish);
       let bytes: Uint8Array;
       if (command === null) {
-        bytes = encoder.encode(`${script}__bbf 0 '' ${id}\n`);
+        bytes = encoder.encode(`${this.bootstrap}${script}__bbf 0 '' ${id}\n`);
       } else {
-        const body = encoder.encode(command);
-        // Equal lengths mean every character is ASCII: one byte each.
-        const reader = body.length === command.length ? "a" : "r";
-        // (The C locale of a non-ASCII read is set and restored quietly: a
-        // missing user locale warns once, when it is set, as at a prompt.)
-        const read = reader === "a"
-          ? `__bba ${body.length} ${id}`
-          : `{ __bbr ${body.length} ${id};} 2>/dev/null`;
+        const take = `__bbp ${ansiC(command)} ${id}`;
         const alias = `__bb${this.trapsSeen ? "X" : "E"}${
           this.xtrace ? "x" : ""
         }`;
-        // The group's stderr is closed: nothing of the framing is traced.
-        const line = encoder.encode(
-          this.xtrace
-            ? `{ ${read};${alias};} ${TRACE_SAVE_FD}>&2 2>&-\n`
-            : `${read};${alias}\n`,
-        );
-        const guard = encoder.encode("__bbz\n");
-        bytes = new Uint8Array(line.length + body.length + guard.length);
-        bytes.set(line);
-        bytes.set(body, line.length);
-        bytes.set(guard, line.length + body.length);
+        // Under xtrace the group's stderr is closed: nothing of the framing
+        // is traced.
+        const line = this.xtrace
+          ? `{ ${take};${alias};} ${TRACE_SAVE_FD}>&2 2>&-\n`
+          : `${take};${alias}\n`;
+        bytes = encoder.encode(`${line}__bbz\n`);
       }
       this.proc.write(bytes);
     });

@@ -20,23 +20,29 @@ async function texts(
 test("BashSession.run() shows no script path in $BASH_SOURCE or $0", async () => {
   await using s = new BashSession({ cwd: "/tmp" });
   const probes = [
-    'echo "[${BASH_SOURCE[0]}]"',
-    'echo "[$BASH_SOURCE]"',
-    'echo "[${BASH_SOURCE[*]}]"',
+    "case ${BASH_SOURCE[0]} in */*) echo path;; *) echo none;; esac",
+    'dirname -- "${BASH_SOURCE[0]:-.}"',
     'echo "[$0]"',
     'echo "[${0##*/}]"',
+    "eval 'dirname -- \"${BASH_SOURCE[0]:-.}\"'",
+    '(dirname -- "${BASH_SOURCE[0]:-.}"; echo "[$0]")',
+    "bash -c 'echo \"[$0]\"'",
   ];
-  // Before and after other calls, and from a nested eval or a subshell.
-  for (const round of [0, 1]) {
-    const out = await texts(s, probes);
-    deepEqual(out, ["[]\n", "[]\n", "[]\n", "[bash]\n", "[bash]\n"]);
-    const nested = await texts(s, [
-      `eval 'echo "[\${BASH_SOURCE[0]}]"'`,
-      '(echo "[${BASH_SOURCE[0]}][$0]")',
-      "bash -c 'echo \"[$0]\"'",
-    ]);
-    deepEqual(nested, ["[]\n", "[][bash]\n", "[bash]\n"], `round ${round}`);
-  }
+  const expected = [
+    "none\n",
+    ".\n",
+    "[bash]\n",
+    "[bash]\n",
+    ".\n",
+    ".\n[bash]\n",
+    "[bash]\n",
+  ];
+  // Before and after other calls.
+  deepEqual(await texts(s, probes), expected);
+  await s.run("cd /; cd /tmp; false");
+  deepEqual(await texts(s, probes), expected);
+  // No trace of how the shell was started in the directory stack.
+  equal((await s.run('echo "[${OLDPWD:-}]"')).output.text, "[/]\n");
   // The common idiom keeps the session where it is.
   for (
     const idiom of [
@@ -55,19 +61,29 @@ test("BashSession.run() shows no script path in $BASH_SOURCE or $0", async () =>
 
 test("BashSession.run() reports bash's errors as a prompt does", async () => {
   await using s = new BashSession();
+  // Word for word what an interactive bash prints: no script name, no line.
   const cases: Array<[string, RegExp]> = [
-    ["nope_cmd_x", /^bash: line \d+: nope_cmd_x: command not found\n$/],
+    ["nope_cmd_x", /^bash: nope_cmd_x: command not found\n$/],
     [
       "cd /nonexistent-dir",
-      /^bash: line \d+: cd: \/nonexistent-dir: No such file or directory\n$/,
+      /^bash: cd: \/nonexistent-dir: No such file or directory\n$/,
     ],
-    ["echo a\nnope_two", /^a\nbash: line \d+: nope_two: command not found\n$/],
-    ["declare -i n=1/0", /^bash: line \d+: declare: 1\/0: division by 0/],
-    ["echo $((1+))", /^bash: line \d+: 1\+: syntax error/],
+    ["echo a\nnope_two", /^a\nbash: nope_two: command not found\n$/],
+    ["declare -i n=1/0", /^bash: declare: 1\/0: division by 0/],
+    ["echo $((1+))", /^bash: 1\+: syntax error/],
+    [
+      "set -u; echo $unset_var_q; set +u",
+      /^bash: unset_var_q: unbound variable\n$/,
+    ],
+    ["echo ${unset_var_r:?say why}", /^bash: unset_var_r: say why\n$/],
+    [
+      "exec /nonexistent/prog",
+      /^bash: \/nonexistent\/prog: No such file or directory\n$/,
+    ],
     // (A syntax error names eval: the command line is parsed by eval.)
     [
       "if true; then",
-      /^bash: (eval: )?line \d+: syntax error: unexpected end of file\n$/,
+      /^bash: (eval: )?(line \d+: )?syntax error: unexpected end of file\n$/,
     ],
   ];
   for (let round = 0; round < 3; round++) {
@@ -197,4 +213,43 @@ test("BashSession.run() warns about a missing locale once, when it is set", asyn
       equal(r.output.text, `${command.slice(5)}\n`);
     }
   }
+});
+
+test("BashSession.run() keeps the session through errors that end only a non-interactive shell", async () => {
+  // bash exits a script on these; a prompt reports them and goes on.
+  const unset = [
+    "$u1",
+    "${u1}",
+    '"$u1"',
+    "${u1[2]}",
+    "${#u1}",
+    "${u1%x}",
+    "${u1/a/b}",
+  ];
+  const commands = [
+    ...unset.map((e) => `set -u; echo ${e}; echo rest`),
+    ...unset.map((e) => `set -o nounset; : ${e}; echo rest`),
+    "echo ${u2:?not set}; echo rest",
+    "echo ${u2?}; echo rest",
+    ': "${u2:?}"; echo rest',
+    "exec /nonexistent/prog",
+    "exec -a name /nonexistent/prog",
+    "exec ./not-a-program-here",
+  ];
+  await using s = new BashSession({ cwd: "/tmp", timeoutMs: 5000 });
+  await s.run("KEEP=kept; cd /");
+  for (const command of commands) {
+    const r = await s.run(command);
+    equal(r.restarted, false, `${command}: ${r.output.text}`);
+    equal(r.timedOut, false, command);
+    ok(r.exitCode !== 0, `${command}: exit code ${r.exitCode}`);
+    match(r.output.text, /^bash: /, command);
+    ok(!r.output.text.includes("rest"), `${command}: the line stops there`);
+    await s.run("set +u");
+    const next = await s.run('echo "$KEEP $PWD"');
+    equal(next.output.text, "kept /\n", command);
+  }
+  // set -e; false still ends the shell, as at a prompt.
+  const fatal = await s.run("set -e; false");
+  equal(fatal.restarted, true);
 });
