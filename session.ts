@@ -32,7 +32,6 @@ import {
   type Pump,
   pump,
   resolveProgram,
-  RUNTIME,
   SpawnError,
   spawnGroup,
 } from "./_runtime.ts";
@@ -165,6 +164,7 @@ const FRAMING_ALIASES = ["__bbE", "__bbX", "__bbEx", "__bbXx"] as const;
 function ansiC(text: string): string {
   return `$'${
     text.replace(
+      // deno-lint-ignore no-control-regex
       /[\\'\x00-\x1f\x7f]/g,
       (c) =>
         c === "\\" || c === "'"
