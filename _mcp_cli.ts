@@ -305,7 +305,9 @@ function policyFrom(spec: unknown): CommandPolicy | undefined {
   try {
     return new Policy(options);
   } catch (error) {
-    throw new UsageError(`The policy is not valid: ${(error as Error).message}`);
+    throw new UsageError(
+      `The policy is not valid: ${(error as Error).message}`,
+    );
   }
 }
 
@@ -415,7 +417,9 @@ export function planMcp(
     for (const key of ["host", "port", "token", "allowOrigin", "maxBody"]) {
       if (flags[key] !== undefined) {
         throw new UsageError(
-          `--${key.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase())} needs --http`,
+          `--${
+            key.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase())
+          } needs --http`,
         );
       }
     }

@@ -47,10 +47,12 @@ export type {
   BashSession,
   BashSessionOptions,
   Limits,
+  RunOptions,
   Sandbox,
+  SessionResult,
   Transport,
 } from "./session.ts";
-export type { SessionPool, SessionPoolOptions } from "./pool.ts";
+export type { Capture } from "./_capture.ts";
 
 /** The version the server reports to clients. */
 const SERVER_VERSION = "0.1.0";
@@ -622,7 +624,8 @@ export class BashMcp {
         }
         if (
           session.tokenDigest !== null &&
-          (tokenDigest === null || !sameDigest(session.tokenDigest, tokenDigest))
+          (tokenDigest === null ||
+            !sameDigest(session.tokenDigest, tokenDigest))
         ) {
           return rpcError(
             403,
@@ -820,7 +823,9 @@ export class BashMcp {
   /** A client's HTTP request went away: a command it waited for is interrupted. */
   #detachedBy(conversation: Conversation, request: Request): void {
     const job = conversation.job;
-    if (job && job.attached && (job as { request?: Request }).request === request) {
+    if (
+      job && job.attached && (job as { request?: Request }).request === request
+    ) {
       job.controller.abort();
     }
   }
@@ -1021,16 +1026,19 @@ export class BashMcp {
       } else {
         return text(
           `Error: command ${running.id} is still running (${
-            seconds(Math.round((performance.now() - running.started) / 100) *
-              100)
+            seconds(
+              Math.round((performance.now() - running.started) / 100) *
+                100,
+            )
           } so far): wait for it with bash_wait {"id": "${running.id}"}, or stop it with {"id": "${running.id}", "interrupt": true}, before running another command`,
           true,
         );
       }
     } else if (running) {
-      note = `(Command ${running.id}, answered earlier as still running, has finished: ${
-        firstLine(running.done!)
-      }. Its output was not collected.)\n`;
+      note =
+        `(Command ${running.id}, answered earlier as still running, has finished: ${
+          firstLine(running.done!)
+        }. Its output was not collected.)\n`;
       conversation.job = null;
     }
     const input = args.restart === true
@@ -1040,13 +1048,21 @@ export class BashMcp {
       ? Math.round(args.timeout * 1000)
       : this.#timeoutMs;
     const job = this.#start(conversation, input, timeoutMs, ctx);
-    const result = await this.#await(conversation, job, ctx, this.#returnAfterMs);
+    const result = await this.#await(
+      conversation,
+      job,
+      ctx,
+      this.#returnAfterMs,
+    );
     if (note === "") return result;
     const first = result.content[0];
     if (first?.type === "text") {
       return {
         ...result,
-        content: [{ type: "text", text: note + first.text }, ...result.content.slice(1)],
+        content: [
+          { type: "text", text: note + first.text },
+          ...result.content.slice(1),
+        ],
       };
     }
     return result;
@@ -1101,7 +1117,9 @@ export class BashMcp {
     const decoder = new TextDecoder();
     const onOutput = (chunk: Uint8Array): void => {
       job.bytes += chunk.length;
-      const tail = chunk.length > 4096 ? chunk.subarray(chunk.length - 4096) : chunk;
+      const tail = chunk.length > 4096
+        ? chunk.subarray(chunk.length - 4096)
+        : chunk;
       const s = job.partial + decoder.decode(tail, { stream: true });
       const lines = s.split("\n");
       job.partial = lines.pop()!.slice(-4096);
@@ -1150,7 +1168,8 @@ export class BashMcp {
           const nl = content.indexOf("\n");
           const head = nl === -1 ? content : content.slice(0, nl);
           const rest = nl === -1 ? "" : content.slice(nl);
-          content = `${head}\nThe shell was restarted: its state (working directory, variables, functions, background jobs) was lost.${rest}`;
+          content =
+            `${head}\nThe shell was restarted: its state (working directory, variables, functions, background jobs) was lost.${rest}`;
         }
         return text(content, block.is_error === true);
       } finally {

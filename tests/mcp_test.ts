@@ -94,7 +94,9 @@ async function post(
   url: string,
   body: string,
   headers: Record<string, string> = {},
-): Promise<{ status: number; json: { error?: { code: number; message: string } } }> {
+): Promise<
+  { status: number; json: { error?: { code: number; message: string } } }
+> {
   const r = await fetch(url, {
     method: "POST",
     body,
@@ -148,42 +150,56 @@ function stdioTransport(args: string[] = []): StdioClientTransport {
   });
 }
 
-test("BashMcp over stdio: the CLI lists the tools and keeps state across calls", async () => {
-  const client = new Client({ name: "bashbox-test", version: "1.0.0" });
-  await client.connect(stdioTransport(["--timeout", "10000"]));
-  try {
-    const tools = (await client.listTools()).tools;
-    deepEqual(tools.map((t) => t.name).sort(), ["bash", "bash_wait"]);
-    const schema = tools.find((t) => t.name === "bash")!.inputSchema as {
-      properties: Record<string, unknown>;
-    };
-    deepEqual(Object.keys(schema.properties).sort(), [
-      "command",
-      "restart",
-      "timeout",
-    ]);
-    await bash(client, "cd /tmp && export GREETING=hello");
-    const r = await bash(client, 'echo "$GREETING from $PWD"; ls /nonexistent');
-    match(r.text, /^Exit code 2\nhello from \/tmp\nls: cannot access/);
-    equal(r.isError, true);
-    const restarted = await call(client, "bash", { restart: true });
-    match(restarted.text, /restarted/);
-    equal((await bash(client, "echo ${GREETING:-gone}")).text, "Exit code 0\ngone\n");
-  } finally {
-    await client.close();
-  }
-}, { timeoutMs: 60_000 });
+test(
+  "BashMcp over stdio: the CLI lists the tools and keeps state across calls",
+  async () => {
+    const client = new Client({ name: "bashbox-test", version: "1.0.0" });
+    await client.connect(stdioTransport(["--timeout", "10000"]));
+    try {
+      const tools = (await client.listTools()).tools;
+      deepEqual(tools.map((t) => t.name).sort(), ["bash", "bash_wait"]);
+      const schema = tools.find((t) => t.name === "bash")!.inputSchema as {
+        properties: Record<string, unknown>;
+      };
+      deepEqual(Object.keys(schema.properties).sort(), [
+        "command",
+        "restart",
+        "timeout",
+      ]);
+      await bash(client, "cd /tmp && export GREETING=hello");
+      const r = await bash(
+        client,
+        'echo "$GREETING from $PWD"; ls /nonexistent',
+      );
+      match(r.text, /^Exit code 2\nhello from \/tmp\nls: cannot access/);
+      equal(r.isError, true);
+      const restarted = await call(client, "bash", { restart: true });
+      match(restarted.text, /restarted/);
+      equal(
+        (await bash(client, "echo ${GREETING:-gone}")).text,
+        "Exit code 0\ngone\n",
+      );
+    } finally {
+      await client.close();
+    }
+  },
+  { timeoutMs: 60_000 },
+);
 
-test("BashMcp over stdio: a client that disconnects mid-command leaves nothing running", async () => {
-  const mark = marker();
-  const client = new Client({ name: "bashbox-test", version: "1.0.0" });
-  await client.connect(stdioTransport());
-  const pending = bash(client, `sleep ${mark}`).catch(() => null);
-  ok((await started(mark, 10_000)).length > 0, "the command started");
-  await client.close();
-  await pending;
-  deepEqual(await gone(mark, 10_000), [], "nothing left running");
-}, { timeoutMs: 60_000 });
+test(
+  "BashMcp over stdio: a client that disconnects mid-command leaves nothing running",
+  async () => {
+    const mark = marker();
+    const client = new Client({ name: "bashbox-test", version: "1.0.0" });
+    await client.connect(stdioTransport());
+    const pending = bash(client, `sleep ${mark}`).catch(() => null);
+    ok((await started(mark, 10_000)).length > 0, "the command started");
+    await client.close();
+    await pending;
+    deepEqual(await gone(mark, 10_000), [], "nothing left running");
+  },
+  { timeoutMs: 60_000 },
+);
 
 test("BashMcp over HTTP: state across calls, a timeout that keeps the state, progress", async () => {
   const { mcp, url } = await httpServer({ returnAfterMs: 30_000 });
@@ -204,7 +220,10 @@ test("BashMcp over HTTP: state across calls, a timeout that keeps the state, pro
     }, { onprogress: (p) => progress.push(String(p.message)) });
     equal(slow.text, "Exit code 0\nfirst\nsecond-line\n");
     ok(progress.length >= 2, `progress: ${JSON.stringify(progress)}`);
-    match(progress[0], /c\d+ running for \d+ s, 6 bytes of output; last line: first/);
+    match(
+      progress[0],
+      /c\d+ running for \d+ s, 6 bytes of output; last line: first/,
+    );
     match(progress.at(-1)!, /last line: second-line/);
     const tooLong = await bash(client, "true", { timeout: 601 });
     equal(tooLong.isError, true);
@@ -258,7 +277,10 @@ test("BashMcp over HTTP: a long command answers with an id that bash_wait polls 
     const mark = marker();
     const slow = await bash(client, `z=before; sleep ${mark}; z=after`);
     const id2 = /command (c\d+)/.exec(slow.text)![1];
-    const stopped = await call(client, "bash_wait", { id: id2, interrupt: true });
+    const stopped = await call(client, "bash_wait", {
+      id: id2,
+      interrupt: true,
+    });
     match(stopped.text, /^ABORTED: the command was stopped/);
     equal(stopped.isError, true);
     deepEqual(await gone(mark), []);
@@ -293,7 +315,10 @@ test("BashMcp over HTTP: policy refusals, and ask decisions through elicitation"
     match(denied.text, /^Error: The command was refused by policy: .*rm/);
     const noElicitation = await bash(plain, `touch ${dir}/a`);
     equal(noElicitation.isError, true);
-    match(noElicitation.text, /refused by policy.*does not support elicitation/);
+    match(
+      noElicitation.text,
+      /refused by policy.*does not support elicitation/,
+    );
     const approved = await bash(asking, `touch ${dir}/b && echo made`);
     equal(approved.text, "Exit code 0\nmade\n");
     equal(asked.length, 1);
@@ -333,7 +358,8 @@ test("BashMcp over HTTP: two concurrent sessions do not see each other's state; 
     deepEqual([...ids].sort(), [sa, sb].sort());
     ok(
       audit.records.some((r) =>
-        r.sessionId === sa && r.command === "echo $WHO $PWD" && r.event === "end"
+        r.sessionId === sa && r.command === "echo $WHO $PWD" &&
+        r.event === "end"
       ),
     );
   } finally {
@@ -372,7 +398,10 @@ test("BashMcp over HTTP: bad JSON-RPC and oversized requests get clear errors an
     const notJson = await post(url, "{oops");
     equal(notJson.status, 400);
     equal(notJson.json.error?.code, -32700);
-    match(notJson.json.error!.message, /^Parse error: the request body is not JSON/);
+    match(
+      notJson.json.error!.message,
+      /^Parse error: the request body is not JSON/,
+    );
     const notRpc = await post(url, JSON.stringify({ hello: 1 }));
     equal(notRpc.status, 400);
     equal(notRpc.json.error?.code, -32600);
@@ -393,10 +422,17 @@ test("BashMcp over HTTP: bad JSON-RPC and oversized requests get clear errors an
       JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" }),
     );
     equal(noSession.status, 400);
-    match(noSession.json.error!.message, /expected an initialize request first/);
-    const unknown = await post(url, JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list" }), {
-      "mcp-session-id": "no-such-session",
-    });
+    match(
+      noSession.json.error!.message,
+      /expected an initialize request first/,
+    );
+    const unknown = await post(
+      url,
+      JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list" }),
+      {
+        "mcp-session-id": "no-such-session",
+      },
+    );
     equal(unknown.status, 404);
     const wrongPath = await fetch(url.replace(/\/mcp$/, "/other"));
     equal(wrongPath.status, 404);
@@ -423,7 +459,10 @@ test("BashMcp over HTTP: Origin and bearer token checks, sessions bound to their
       authorization: `Bearer ${tokenA}`,
     });
     equal(evil.status, 403);
-    match(evil.json.error!.message, /Origin "http:\/\/evil\.example" is not allowed/);
+    match(
+      evil.json.error!.message,
+      /Origin "http:\/\/evil\.example" is not allowed/,
+    );
     const local = await post(url, INIT, {
       origin: "http://localhost:3000",
       authorization: `Bearer ${tokenA}`,
@@ -465,7 +504,10 @@ test("BashMcp: a session whose shell the pool closed is told its state was lost"
     await bash(a, "export V=1");
     await bash(b, "true"); // takes a's slot
     const r = await bash(a, "echo ${V:-gone}");
-    match(r.text, /^Exit code 0\nThe shell was restarted: its state .* was lost\.\ngone\n$/);
+    match(
+      r.text,
+      /^Exit code 0\nThe shell was restarted: its state .* was lost\.\ngone\n$/,
+    );
   } finally {
     await a.close();
     await b.close();
@@ -473,51 +515,61 @@ test("BashMcp: a session whose shell the pool closed is told its state was lost"
   }
 });
 
-test("BashMcp.serveHttp() on a non-loopback address generates a token", async () => {
-  const mcp = new BashMcp();
-  try {
-    const http = await mcp.serveHttp({ host: "0.0.0.0", port: 0 });
-    ok(http.generatedToken && http.generatedToken.length >= 32);
-    const r = await fetch(`http://127.0.0.1:${http.port}/mcp`, {
-      method: "POST",
-      body: INIT,
-    });
-    equal(r.status, 401);
-    await r.body?.cancel();
-  } finally {
-    await mcp.close();
-  }
-}, {
-  skip: runtime === "deno" &&
-    "binding 0.0.0.0 needs --allow-net beyond the suite's 127.0.0.1 (tested on Bun)",
-});
+test(
+  "BashMcp.serveHttp() on a non-loopback address generates a token",
+  async () => {
+    const mcp = new BashMcp();
+    try {
+      const http = await mcp.serveHttp({ host: "0.0.0.0", port: 0 });
+      ok(http.generatedToken && http.generatedToken.length >= 32);
+      const r = await fetch(`http://127.0.0.1:${http.port}/mcp`, {
+        method: "POST",
+        body: INIT,
+      });
+      equal(r.status, 401);
+      await r.body?.cancel();
+    } finally {
+      await mcp.close();
+    }
+  },
+  {
+    skip: runtime === "deno" &&
+      "binding 0.0.0.0 needs --allow-net beyond the suite's 127.0.0.1 (tested on Bun)",
+  },
+);
 
-test("BashMcp over HTTP: 50 concurrent sessions x 20 commands, all right, nothing left", async () => {
-  const { mcp, url } = await httpServer({ maxSessions: 64 });
-  const mark = marker();
-  const clients = await Promise.all(
-    Array.from({ length: 50 }, () => connect(url)),
-  );
-  try {
-    await Promise.all(clients.map(async (client, i) => {
-      await bash(client, `n=0; me=${i}; sleep ${mark} &`);
-      for (let k = 1; k <= 20; k++) {
-        const r = await bash(client, "n=$((n+1)); echo $me:$n");
-        equal(r.text, `Exit code 0\n${i}:${k}\n`);
-      }
-    }));
-    ok((await started(mark)).length === 50);
-  } finally {
-    await Promise.all(clients.map((c) => c.close()));
-    await mcp.close();
-  }
-  deepEqual(await gone(mark, 5000), []);
-}, { timeoutMs: 120_000 });
+test(
+  "BashMcp over HTTP: 50 concurrent sessions x 20 commands, all right, nothing left",
+  async () => {
+    const { mcp, url } = await httpServer({ maxSessions: 64 });
+    const mark = marker();
+    const clients = await Promise.all(
+      Array.from({ length: 50 }, () => connect(url)),
+    );
+    try {
+      await Promise.all(clients.map(async (client, i) => {
+        await bash(client, `n=0; me=${i}; sleep ${mark} &`);
+        for (let k = 1; k <= 20; k++) {
+          const r = await bash(client, "n=$((n+1)); echo $me:$n");
+          equal(r.text, `Exit code 0\n${i}:${k}\n`);
+        }
+      }));
+      ok((await started(mark)).length === 50);
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+      await mcp.close();
+    }
+    deepEqual(await gone(mark, 5000), []);
+  },
+  { timeoutMs: 120_000 },
+);
 
 test("bashbox mcp --help documents every flag; bad flags and config are usage errors", async () => {
   const help = mcpHelp("bashbox");
   const source = readFileSync(join(root, "_mcp_cli.ts"), "utf8");
-  const sets = [...source.matchAll(/^const (?:VALUE|FLAGS) = new Set\(\[([\s\S]*?)\]\)/gm)]
+  const sets = [
+    ...source.matchAll(/^const (?:VALUE|FLAGS) = new Set\(\[([\s\S]*?)\]\)/gm),
+  ]
     .flatMap((m) => [...m[1].matchAll(/"([a-z-]+)"/g)].map((x) => x[1]));
   ok(sets.length > 20, `found ${sets.length} flags`);
   for (const flag of sets) {
@@ -554,7 +606,14 @@ test("bashbox mcp --help documents every flag; bad flags and config are usage er
         port: 0,
       }),
     );
-    const plan = planMcp(["--config", config, "--timeout", "7000", "--limit", "memory=1G"]);
+    const plan = planMcp([
+      "--config",
+      config,
+      "--timeout",
+      "7000",
+      "--limit",
+      "memory=1G",
+    ]);
     ok(plan !== "help");
     equal(plan.server.timeoutMs, 7000);
     equal(plan.server.maxSessions, 3);
