@@ -1011,35 +1011,43 @@ export class BashMcp {
       );
     }
     let note = "";
-    let running = conversation.job;
-    if (running && running.done === null && running.controller.signal.aborted) {
-      // Cancelled or interrupted: it is ending; its result went to the caller.
-      await running.promise;
-      if (conversation.job === running) conversation.job = null;
-      running = null;
-    }
-    if (running && running.done === null) {
-      if (args.restart === true) {
+    const arrived = performance.now();
+    for (;;) {
+      const running = conversation.job;
+      if (!running) break;
+      if (running.done !== null) {
+        // Attached: its own call is delivering the result right now.
+        if (!running.attached) {
+          note =
+            `(Command ${running.id}, answered earlier as still running, has finished: ${
+              firstLine(running.done)
+            }. Its output was not collected.)\n`;
+        }
+        conversation.job = null;
+        break;
+      }
+      if (args.restart === true || running.controller.signal.aborted) {
+        // A restart stops it; a cancelled or interrupted one is ending.
         running.controller.abort();
         await running.promise;
-        conversation.job = null;
-      } else {
-        return text(
-          `Error: command ${running.id} is still running (${
-            seconds(
-              Math.round((performance.now() - running.started) / 100) *
-                100,
-            )
-          } so far): wait for it with bash_wait {"id": "${running.id}"}, or stop it with {"id": "${running.id}", "interrupt": true}, before running another command`,
-          true,
-        );
+        if (conversation.job === running) conversation.job = null;
+        continue;
       }
-    } else if (running) {
-      note =
-        `(Command ${running.id}, answered earlier as still running, has finished: ${
-          firstLine(running.done!)
-        }. Its output was not collected.)\n`;
-      conversation.job = null;
+      const waited = performance.now() - arrived;
+      if (running.attached && waited < this.#returnAfterMs) {
+        // Another call of this session is waiting for its command (calls
+        // sent together): run after it, as the model sent them.
+        await Promise.race([running.promise, delay(50)]);
+        continue;
+      }
+      return text(
+        `Error: command ${running.id} is still running (${
+          seconds(
+            Math.round((performance.now() - running.started) / 1000) * 1000,
+          )
+        } so far): wait for it with bash_wait {"id": "${running.id}"}, or stop it with {"id": "${running.id}", "interrupt": true}, before running another command`,
+        true,
+      );
     }
     const input = args.restart === true
       ? { restart: true }
@@ -1286,6 +1294,10 @@ function watchBody(response: Response, onCancel: () => void): Response {
     statusText: response.statusText,
     headers: response.headers,
   });
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function unrefTimer(timer: ReturnType<typeof setInterval>): void {

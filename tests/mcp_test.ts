@@ -352,6 +352,17 @@ test("BashMcp over HTTP: two concurrent sessions do not see each other's state; 
     ]);
     equal(ra.text, "Exit code 0\na /tmp\n");
     equal(rb.text, "Exit code 0\nb /\n");
+    // Calls of one session sent together run one after the other.
+    const together = await Promise.all([
+      bash(a, "sleep 0.3; echo first"),
+      bash(a, "echo second"),
+      bash(a, "echo third"),
+    ]);
+    deepEqual(together.map((r) => r.text).sort(), [
+      "Exit code 0\nfirst\n",
+      "Exit code 0\nsecond\n",
+      "Exit code 0\nthird\n",
+    ]);
     const ids = new Set(audit.records.map((r) => r.sessionId));
     const sa = (a.transport as StreamableHTTPClientTransport).sessionId!;
     const sb = (b.transport as StreamableHTTPClientTransport).sessionId!;
