@@ -7,6 +7,7 @@
  */
 
 import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -648,3 +649,80 @@ test("bashbox mcp --help documents every flag; bad flags and config are usage er
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("BashMcp over HTTP: a client negotiating the protocol version (mode auto) falls back to sessions", async () => {
+  const { mcp, url } = await httpServer();
+  const client = new Client({ name: "auto", version: "1" }, {
+    versionNegotiation: { mode: "auto" },
+  });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    equal(client.getProtocolEra(), "legacy");
+    await bash(client, "export K=kept");
+    equal((await bash(client, "echo $K")).text, "Exit code 0\nkept\n");
+  } finally {
+    await client.close();
+    await mcp.close();
+  }
+});
+
+test(
+  "bashbox mcp --http: serves until SIGTERM, then leaves nothing running",
+  async () => {
+    // deno-lint-ignore no-explicit-any
+    const g = globalThis as any;
+    const exe = runtime === "deno" ? g.Deno.execPath() : g.process.execPath;
+    const run = runtime === "deno"
+      ? `exec "$EXE" run --quiet --allow-run=bash --allow-read --allow-write --allow-env --allow-net=127.0.0.1 cli.ts mcp --http --port 0 --policy readonly`
+      : `exec "$EXE" cli.ts mcp --http --port 0 --policy readonly`;
+    const child = spawn("bash", ["-c", run], {
+      cwd: root,
+      env: {
+        EXE: exe,
+        PATH: g.Deno ? g.Deno.env.get("PATH") : g.process.env.PATH,
+        NO_COLOR: "1",
+      },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    const exited = new Promise<number | string | null>((resolve) =>
+      child.on(
+        "exit",
+        (code: number | null, signal: string | null) => resolve(code ?? signal),
+      )
+    );
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(stderr)), 20_000);
+      child.stderr!.on("data", (chunk: Uint8Array) => {
+        stderr += new TextDecoder().decode(chunk);
+        const m = /serving MCP at (\S+)/.exec(stderr);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      });
+    });
+    const mark = marker();
+    const client = await connect(url);
+    try {
+      const refused = await bash(client, "rm -rf /tmp/nothing-here");
+      equal(refused.isError, true);
+      match(refused.text, /refused by policy/);
+      await bash(client, `sleep ${mark} &`);
+      ok((await started(mark)).length > 0);
+    } finally {
+      await client.close();
+      child.kill("SIGTERM");
+    }
+    // 0 after a graceful close; 143 when the library's own SIGTERM hook,
+    // which kills every live shell first, ends the process.
+    const code = await exited;
+    deepEqual(await gone(mark), []);
+    // (Deno's node:child_process reports exit status 143 as the signal.)
+    ok(
+      code === 0 || code === 143 || code === "SIGTERM",
+      `exit code ${code}: ${stderr}`,
+    );
+  },
+  { timeoutMs: 60_000 },
+);
