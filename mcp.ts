@@ -527,8 +527,11 @@ export class BashMcp {
       const s = sessions.get(id);
       if (!s) return;
       sessions.delete(id);
-      await s.transport.close().catch(() => {});
+      // The command in flight is stopped first, so its caller gets an answer
+      // (ABORTED) before the streams close.
       await this.#endConversation(s.conversation);
+      await delay(10);
+      await s.transport.close().catch(() => {});
     };
     const sweep = setInterval(() => {
       const now = Date.now();
@@ -1032,6 +1035,9 @@ export class BashMcp {
         await running.promise;
         if (conversation.job === running) conversation.job = null;
         continue;
+      }
+      if (ctx.mcpReq.signal.aborted) {
+        return text("ABORTED: the call was cancelled before it started", true);
       }
       const waited = performance.now() - arrived;
       if (running.attached && waited < this.#returnAfterMs) {

@@ -16,13 +16,14 @@ import {
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { BashTool } from "../anthropic.ts";
 import { memoryAudit } from "../audit.ts";
 import { BashMcp, type BashMcpOptions, type McpHttpOptions } from "../mcp.ts";
 import { Policy } from "../policy.ts";
 import { mcpHelp, planMcp } from "../_mcp_cli.ts";
 import { main } from "../cli.ts";
 import { runtime, test } from "./_harness.ts";
-import { gone, marker, started } from "./_procs.ts";
+import { alive, gone, marker, started } from "./_procs.ts";
 
 const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -726,3 +727,112 @@ test(
   },
   { timeoutMs: 60_000 },
 );
+
+test("BashMcp.close() with clients still connected ends their sessions and kills what they started", async () => {
+  const { mcp, url } = await httpServer();
+  const client = await connect(url);
+  const mark = marker();
+  await bash(client, `sleep ${mark} &`);
+  const pending = bash(client, `sleep ${mark}`).catch((e) => e);
+  let running = await alive(mark);
+  for (let i = 0; i < 150 && running.length < 2; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    running = await alive(mark);
+  }
+  equal(running.length, 2, "the background job and the command");
+  await mcp.close();
+  deepEqual(await gone(mark), []);
+  // The call in flight is answered, not left to the client's time limit.
+  const answer = await pending;
+  equal(answer.isError, true, String(answer.text ?? answer));
+  match(answer.text, /^(ABORTED|CLOSED)/);
+  await client.close();
+});
+
+test("BashMcp over HTTP: long output is cut for the model, kept in a spill file, and exit codes keep their meaning", async () => {
+  const { mcp, url } = await httpServer({ maxOutputChars: 2000 });
+  const client = await connect(url);
+  try {
+    const big = await bash(client, "seq 1 20000");
+    match(big.text, /^Exit code 0\n1\n2\n/);
+    match(big.text, /\n20000\n$/);
+    ok(big.text.length < 3000, `${big.text.length} characters`);
+    const spill = /(\/\S+bashbox-spill-\S+\.txt)/.exec(big.text);
+    ok(spill, big.text.slice(0, 600));
+    equal(
+      (await bash(client, `wc -l < ${spill![1]}`)).text,
+      "Exit code 0\n20000\n",
+    );
+    const noMatch = await bash(client, "echo abc | grep zzz");
+    equal(noMatch.text, "Exit code 1\n(no output)");
+    equal(noMatch.isError, false);
+    const died = await bash(client, "exit 3");
+    match(died.text, /^Exit code 3\nThe shell was restarted/);
+    equal(died.isError, true);
+    const empty = await call(client, "bash", {});
+    equal(empty.isError, true);
+    match(empty.text, /got neither/);
+    const blank = await bash(client, "  ");
+    equal(blank.isError, true);
+    match(blank.text, /non-empty command/);
+  } finally {
+    await client.close();
+    await mcp.close();
+  }
+});
+
+test("BashMcp over HTTP: a streamed body over the limit is cut and refused", async () => {
+  const { mcp, url } = await httpServer({}, { maxBodyBytes: 32 * 1024 });
+  try {
+    const chunk = new TextEncoder().encode("x".repeat(16 * 1024));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 8) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const r = await fetch(url, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json" },
+      // @ts-ignore: a streamed request body (fetch's "duplex" option)
+      duplex: "half",
+    });
+    equal(r.status, 413);
+    match((await r.json()).error.message, /at most 32768 bytes/);
+    const client = await connect(url);
+    equal((await bash(client, "echo still")).text, "Exit code 0\nstill\n");
+    await client.close();
+  } finally {
+    await mcp.close();
+  }
+});
+
+test("BashTool.handle() takes a per-call deadline, abort signal and output callback (what the MCP server uses)", async () => {
+  await using tool = new BashTool({ timeoutMs: 30_000 });
+  const chunks: string[] = [];
+  const ok1 = await tool.handle(
+    { id: "t1", input: { command: "echo a; echo b >&2" } },
+    { onOutput: (c) => chunks.push(new TextDecoder().decode(c)) },
+  );
+  equal(ok1.content, "Exit code 0\na\nb\n");
+  equal(chunks.join(""), "a\nb\n");
+  const slow = await tool.handle(
+    { id: "t2", input: { command: "sleep 5" } },
+    { timeoutMs: 300 },
+  );
+  match(slow.content, /^TIMEOUT: the command ran longer than 300 ms/);
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 200);
+  const stopped = await tool.handle(
+    { id: "t3", input: { command: "x=1; sleep 5; x=2" } },
+    { signal: controller.signal },
+  );
+  match(stopped.content, /^ABORTED: the command was stopped/);
+  equal(stopped.is_error, true);
+  equal(
+    (await tool.handle({ id: "t4", input: { command: "echo $x" } })).content,
+    "Exit code 0\n1\n",
+  );
+});
