@@ -245,6 +245,8 @@ class Conversation {
   /** The request being served, for elicitation. */
   ctx: ServerContext | null = null;
   server: McpServer | null = null;
+  /** 2026-07-28 era: the user's answer about this command, from a retried call. */
+  answered: { command: string; run: boolean } | null = null;
   closed = false;
   constructor(id: string) {
     this.id = id;
@@ -964,8 +966,16 @@ export class BashMcp {
     command: string,
     reason: string,
   ): Promise<boolean> {
+    const answered = conversation.answered;
+    conversation.answered = null;
+    if (answered !== null && answered.command === command) return answered.run;
     const ctx = conversation.ctx;
     const caps = conversation.server?.server.getClientCapabilities();
+    if (ctx && isModern(ctx)) {
+      throw new Error(
+        "the MCP client did not answer the question about this command, so it was not run",
+      );
+    }
     if (!ctx || !caps?.elicitation) {
       throw new Error(
         "the MCP client cannot ask the user (it does not support elicitation), so the command was not run",
@@ -976,21 +986,54 @@ export class BashMcp {
       : command;
     const answer = await ctx.mcpReq.elicitInput({
       mode: "form",
-      message: `The model wants to run this command:\n\n${shown}\n\n${reason}`,
-      requestedSchema: {
-        type: "object",
-        properties: {
-          run: {
-            type: "boolean",
-            title: "Run this command",
-            description: "Check to let the command run once",
-          },
-        },
-        required: ["run"],
-      },
+      message: askMessage(shown, reason),
+      requestedSchema: ASK_SCHEMA,
     });
     if (answer.action !== "accept") return false;
     return answer.content?.run === true;
+  }
+
+  /**
+   * On a 2026-07-28 connection, an `ask` decision becomes an input_required
+   * result holding an elicitation; the retried call carries the answer, kept
+   * for `#ask`. Null when the command can go on to `BashTool`.
+   */
+  async #askModern(
+    conversation: Conversation,
+    command: string,
+    ctx: ServerContext,
+  ): Promise<CallToolResult | null> {
+    let verdict;
+    try {
+      verdict = this.#options.policy!.check(command);
+    } catch {
+      return null; // BashTool reports the failing policy
+    }
+    if (verdict?.decision !== "ask") return null;
+    const sdk = await loadSdk();
+    const responses = ctx.mcpReq.inputResponses;
+    if (responses && "approve" in responses) {
+      const content = sdk.server.acceptedContent(responses, "approve");
+      conversation.answered = { command, run: content?.run === true };
+      return null;
+    }
+    const envelope = ctx.mcpReq.envelope as
+      | Record<string, { elicitation?: unknown } | undefined>
+      | undefined;
+    const caps = envelope?.["io.modelcontextprotocol/clientCapabilities"] ??
+      conversation.server?.server.getClientCapabilities();
+    if (!caps?.elicitation) return null; // refused by #ask with the reason
+    const shown = this.#options.redact
+      ? this.#options.redact(command)
+      : command;
+    return sdk.server.inputRequired({
+      inputRequests: {
+        approve: sdk.server.inputRequired.elicit({
+          message: askMessage(shown, verdict.reason),
+          requestedSchema: ASK_SCHEMA,
+        }),
+      },
+    }) as unknown as CallToolResult;
   }
 
   async #bash(
@@ -1054,6 +1097,14 @@ export class BashMcp {
         } so far): wait for it with bash_wait {"id": "${running.id}"}, or stop it with {"id": "${running.id}", "interrupt": true}, before running another command`,
         true,
       );
+    }
+    if (
+      args.command !== undefined && this.#options.policy && isModern(ctx)
+    ) {
+      // The 2026-07-28 revision asks by answering input_required; the client
+      // retries the call with the user's answer.
+      const asked = await this.#askModern(conversation, args.command, ctx);
+      if (asked !== null) return asked;
     }
     const input = args.restart === true
       ? { restart: true }
@@ -1300,6 +1351,28 @@ function watchBody(response: Response, onCancel: () => void): Response {
     statusText: response.statusText,
     headers: response.headers,
   });
+}
+
+/** The form an `ask` decision puts to the user. */
+const ASK_SCHEMA = {
+  type: "object" as const,
+  properties: {
+    run: {
+      type: "boolean" as const,
+      title: "Run this command",
+      description: "Check to let the command run once",
+    },
+  },
+  required: ["run"],
+};
+
+function askMessage(command: string, reason: string): string {
+  return `The model wants to run this command:\n\n${command}\n\n${reason}`;
+}
+
+/** Whether a request came on a 2026-07-28 connection (it carries the per-request envelope). */
+function isModern(ctx: ServerContext): boolean {
+  return ctx.mcpReq.envelope !== undefined;
 }
 
 function delay(ms: number): Promise<void> {

@@ -836,3 +836,53 @@ test("BashTool.handle() takes a per-call deadline, abort signal and output callb
     "Exit code 0\n1\n",
   );
 });
+
+test(
+  "BashMcp over stdio, 2026-07-28 era: ask decisions go to the user as input_required elicitations",
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bashbox-mcp-modern-"));
+    const rules = join(dir, "policy.json");
+    writeFileSync(
+      rules,
+      JSON.stringify({
+        allow: ["echo", "ls"],
+        ask: ["touch"],
+        default: "deny",
+      }),
+    );
+    const asked: string[] = [];
+    let answer = true;
+    const client = new Client({ name: "modern", version: "1.0.0" }, {
+      capabilities: { elicitation: { form: {} } },
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    });
+    client.setRequestHandler("elicitation/create", (request) => {
+      asked.push(String(request.params.message));
+      return Promise.resolve(
+        answer
+          ? { action: "accept" as const, content: { run: true } }
+          : { action: "decline" as const },
+      );
+    });
+    // The shell starts in the scratch directory: the policy allows no cd.
+    await client.connect(stdioTransport(["--policy", rules, "--cwd", dir]));
+    try {
+      equal(client.getProtocolEra(), "modern");
+      equal(
+        (await bash(client, "touch a && echo made")).text,
+        "Exit code 0\nmade\n",
+      );
+      equal(asked.length, 1);
+      match(asked[0], /touch a && echo made/);
+      answer = false;
+      const declined = await bash(client, "touch b");
+      equal(declined.isError, true);
+      match(declined.text, /refused by policy/);
+      equal((await bash(client, "ls")).text, "Exit code 0\na\npolicy.json\n");
+    } finally {
+      await client.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  { timeoutMs: 60_000 },
+);
