@@ -923,7 +923,7 @@ export class BashMcp {
           `Wait for a command that bash answered as still running (with an id), and get its result. Waits up to \`wait\` seconds (default and at most ${returnAfterS}); if the command is still running then, answers with its output so far and the same id, so call again. interrupt: true stops the command now, as a timeout would (the shell keeps its state), and returns its result. The command's own timeout still applies. Cancelling this call also interrupts the command.`,
         inputSchema: z.object({
           id: z.string().describe("The id bash answered with, e.g. c3."),
-          wait: z.number().positive().max(returnAfterS).optional().describe(
+          wait: z.number().min(0).max(returnAfterS).optional().describe(
             `Most seconds to wait (default and at most ${returnAfterS}).`,
           ),
           interrupt: z.boolean().optional().describe(
