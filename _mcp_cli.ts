@@ -47,10 +47,13 @@ Server:
   --host <addr>          address to listen on (default 127.0.0.1); any
                          non-loopback address requires a bearer token
   --port <n>             port (default 8765; 0 picks a free one)
-  --token <t>            bearer token clients must send (Authorization: Bearer);
-                         default $BASHBOX_MCP_TOKEN; on a non-loopback address
-                         without one, a token is generated and printed once
-                         to stderr; at least 16 characters
+  --token <t>            a bearer token clients must send (Authorization:
+                         Bearer); repeatable, and each MCP session is bound to
+                         the token that opened it; default $BASHBOX_MCP_TOKEN
+                         (comma-separated; prefer it: arguments show in ps);
+                         on a non-loopback address without one, a token is
+                         generated and printed once to stderr; at least 16
+                         characters
   --allow-origin <host>  a browser Origin host name to accept besides localhost
                          (repeatable); other Origins are refused (DNS rebinding)
   --max-body <bytes>     largest HTTP request body (default 4194304)
@@ -122,7 +125,7 @@ const VALUE = new Set([
   "idle",
 ]);
 const FLAGS = new Set(["http", "network", "no-redact", "help"]);
-const REPEATED = new Set(["allow-origin", "writable", "limit"]);
+const REPEATED = new Set(["allow-origin", "writable", "limit", "token"]);
 
 type Values = Record<string, unknown>;
 
@@ -425,13 +428,15 @@ export function planMcp(
     }
     return { server };
   }
-  const token = v.token !== undefined
-    ? String(v.token)
-    : env.BASHBOX_MCP_TOKEN || undefined;
-  if (token !== undefined && (token.length < 16 || /\s/.test(token))) {
-    throw new UsageError(
-      "Expected --token to be at least 16 characters without spaces",
-    );
+  const given = v.token !== undefined
+    ? [v.token].flat().map(String)
+    : (env.BASHBOX_MCP_TOKEN ?? "").split(",").filter((t) => t !== "");
+  for (const token of given) {
+    if (token.length < 16 || /\s/.test(token)) {
+      throw new UsageError(
+        "Expected each --token to be at least 16 characters without spaces",
+      );
+    }
   }
   const origins = v.allowOrigin as string[] | string | undefined;
   return {
@@ -439,7 +444,7 @@ export function planMcp(
     http: {
       host: v.host === undefined ? undefined : String(v.host),
       port: whole("port", v.port ?? 8765, 0),
-      tokens: token ? [token] : [],
+      tokens: given,
       allowedOrigins: origins === undefined
         ? undefined
         : Array.isArray(origins)

@@ -469,7 +469,7 @@ export class BashMcp {
 
   /**
    * Serves Streamable HTTP at `/mcp` with the runtime's own server
-   * (`Deno.serve` or `Bun.serve`). Loopback by default; a bearer token is
+   * (`Deno.serve`, `Bun.serve`, or `node:http` on Node). Loopback by default; a bearer token is
    * required on any other address (generated when none is given: see
    * {@linkcode McpHttpServer.generatedToken}); browsers' `Origin` is checked
    * against DNS rebinding; bodies are bounded; every refusal is a JSON-RPC
@@ -800,9 +800,13 @@ export class BashMcp {
       stop = async () => {
         await server.stop(true);
       };
+    } else if (g.process?.versions?.node) {
+      const served = await serveNode(host, port, wrapped);
+      bound = served.port;
+      stop = served.stop;
     } else {
       throw new Error(
-        "Unsupported runtime: the HTTP server needs Deno.serve or Bun.serve",
+        "Unsupported runtime: the HTTP server needs Deno.serve, Bun.serve or node:http",
       );
     }
     let closed: Promise<void> | null = null;
@@ -1324,6 +1328,70 @@ export class BashMcp {
       ? "…" + line.slice(line.length - LAST_LINE_CHARS)
       : line;
   }
+}
+
+/** `node:http` behind the same fetch-shaped handler, for Node. */
+async function serveNode(
+  host: string,
+  port: number,
+  handler: (
+    request: Request,
+    gone: (listener: () => void) => void,
+  ) => Promise<Response>,
+): Promise<{ port: number; stop: () => Promise<void> }> {
+  const http = await import("node:http");
+  const { Readable } = await import("node:stream");
+  const server = http.createServer(async (req, res) => {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, [value].flat().join(", "));
+    }
+    const method = req.method ?? "GET";
+    const request = new Request(
+      `http://${req.headers.host ?? host}${req.url}`,
+      {
+        method,
+        headers,
+        body: method === "GET" || method === "HEAD"
+          ? undefined
+          : Readable.toWeb(req) as ReadableStream<Uint8Array>,
+        // @ts-ignore: a streamed request body (fetch's "duplex" option)
+        duplex: "half",
+      },
+    );
+    const response = await handler(request, (listener) => {
+      res.once("close", () => {
+        if (!res.writableFinished) listener();
+      });
+    });
+    res.writeHead(response.status, [...response.headers]);
+    if (!response.body) return void res.end();
+    const reader = response.body.getReader();
+    res.once("close", () => void reader.cancel().catch(() => {}));
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        res.write(value);
+      }
+    } catch {
+      // the client went away
+    }
+    res.end();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  return {
+    port: typeof address === "object" && address ? address.port : port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** The response with its body stream watched: `onCancel` runs when the client stops reading it. */

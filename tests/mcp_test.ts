@@ -643,6 +643,19 @@ test("bashbox mcp --help documents every flag; bad flags and config are usage er
     equal(plan.server.policy?.check("ls").decision, "allow");
     equal(plan.server.policy?.check("rm x").decision, "deny");
     equal(plan.http?.port, 0);
+    const tokens = planMcp([
+      "--http",
+      "--token",
+      "a".repeat(16),
+      "--token=" + "b".repeat(16),
+    ]);
+    ok(tokens !== "help");
+    deepEqual(tokens.http?.tokens, ["a".repeat(16), "b".repeat(16)]);
+    const fromEnv = planMcp(["--http"], {
+      BASHBOX_MCP_TOKEN: `${"c".repeat(16)},${"d".repeat(20)}`,
+    });
+    ok(fromEnv !== "help");
+    deepEqual(fromEnv.http?.tokens, ["c".repeat(16), "d".repeat(20)]);
     writeFileSync(config, JSON.stringify({ colour: true }));
     equal(await main(["mcp", "--config", config], io), 2);
     match(err, /unknown key "colour"/);
