@@ -469,8 +469,9 @@ export class BashMcp {
 
   /**
    * Serves Streamable HTTP at `/mcp` with the runtime's own server
-   * (`Deno.serve`, `Bun.serve`, or `node:http` on Node). Loopback by default; a bearer token is
-   * required on any other address (generated when none is given: see
+   * (`Deno.serve`, `Bun.serve`, or `node:http` on Node). Loopback by
+   * default; a bearer token is required on any other address (generated
+   * when none is given: see
    * {@linkcode McpHttpServer.generatedToken}); browsers' `Origin` is checked
    * against DNS rebinding; bodies are bounded; every refusal is a JSON-RPC
    * error with an HTTP status.
