@@ -454,13 +454,19 @@ export class BashMcp {
     const conversation = this.#newConversation(`stdio-${crypto.randomUUID()}`);
     // node:process works on Deno and Bun alike; the SDK reads from it too.
     const { default: process } = await import("node:process");
+    let closed = (): void => {};
     const ended = new Promise<void>((resolve) => {
+      closed = resolve;
       process.stdin.once("end", () => resolve());
       process.stdin.once("close", () => resolve());
     });
+    const transport = answeringBadLines(
+      new sdk.stdio.StdioServerTransport(),
+      () => closed(),
+    );
     const handle = sdk.stdio.serveStdio(
       () => this.#newServer(sdk, conversation),
-      { onerror: () => {} },
+      { transport, onerror: () => {} },
     );
     await ended;
     await handle.close().catch(() => {});
@@ -1329,6 +1335,60 @@ export class BashMcp {
       ? "…" + line.slice(line.length - LAST_LINE_CHARS)
       : line;
   }
+}
+
+/**
+ * The stdio transport, answering a line that is JSON but not a JSON-RPC
+ * message with `-32600` (id null) instead of dropping it silently (the SDK
+ * skips lines that are not JSON at all, such as stray log output), and
+ * saying so before the SDK closes the connection over a message larger than
+ * its read buffer (10 MB). `onClose` runs when the transport closes.
+ */
+function answeringBadLines<
+  T extends {
+    onerror?: (error: Error) => void;
+    onclose?: () => void;
+    send(message: never): Promise<void>;
+  },
+>(transport: T, onClose: () => void): T {
+  let theirs: ((error: Error) => void) | undefined;
+  let theirClose: (() => void) | undefined;
+  Object.defineProperty(transport, "onclose", {
+    configurable: true,
+    get: () => () => {
+      theirClose?.();
+      onClose();
+    },
+    set: (f: (() => void) | undefined) => {
+      theirClose = f;
+    },
+  });
+  const ours = (error: Error): void => {
+    const answer = (code: number, message: string) =>
+      transport.send(
+        { jsonrpc: "2.0", id: null, error: { code, message } } as never,
+      ).catch(() => {});
+    if (/exceeded maximum size/.test(String(error?.message))) {
+      answer(
+        -32600,
+        `Request too large: ${error.message}; the connection is closed`,
+      );
+    } else if (error?.name === "ZodError" || error?.name === "$ZodError") {
+      answer(
+        -32600,
+        'Invalid Request: expected a JSON-RPC 2.0 message (an object with "jsonrpc": "2.0" and a "method", or a response)',
+      );
+    }
+    theirs?.(error);
+  };
+  Object.defineProperty(transport, "onerror", {
+    configurable: true,
+    get: () => ours,
+    set: (f: ((error: Error) => void) | undefined) => {
+      theirs = f;
+    },
+  });
+  return transport;
 }
 
 /** `node:http` behind the same fetch-shaped handler, for Node. */

@@ -899,3 +899,70 @@ test(
   },
   { timeoutMs: 60_000 },
 );
+
+test(
+  "bashbox mcp over stdio: a message that is not JSON-RPC gets a clear error and the server keeps serving",
+  async () => {
+    // deno-lint-ignore no-explicit-any
+    const g = globalThis as any;
+    const exe = runtime === "deno" ? g.Deno.execPath() : g.process.execPath;
+    const run = runtime === "deno"
+      ? `exec "$EXE" run --quiet --allow-run=bash --allow-read --allow-write --allow-env cli.ts mcp`
+      : `exec "$EXE" cli.ts mcp`;
+    const child = spawn("bash", ["-c", run], {
+      cwd: root,
+      env: {
+        EXE: exe,
+        PATH: g.Deno ? g.Deno.env.get("PATH") : g.process.env.PATH,
+        NO_COLOR: "1",
+      },
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    let out = "";
+    const lines = (): {
+      id?: unknown;
+      error?: { code: number; message: string };
+      result?: unknown;
+    }[] => out.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    child.stdout!.on(
+      "data",
+      (c: Uint8Array) => out += new TextDecoder().decode(c),
+    );
+    const exited = new Promise<void>((resolve) =>
+      child.on("exit", () => resolve())
+    );
+    const send = (line: string) => child.stdin!.write(line + "\n");
+    const until = async (n: number) => {
+      for (let i = 0; i < 500 && lines().length < n; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    try {
+      send('{"jsonrpc":"2.0","id":7}');
+      send("[1, 2]");
+      await until(2);
+      const [a, b] = lines();
+      equal(a.error?.code, -32600);
+      match(
+        a.error!.message,
+        /^Invalid Request: expected a JSON-RPC 2\.0 message/,
+      );
+      equal(b.error?.code, -32600);
+      send(INIT);
+      send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+      send(
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"echo served"}}}',
+      );
+      await until(4);
+      const last = lines().at(-1)!;
+      equal(last.id, 2);
+      deepEqual(last.result, {
+        content: [{ type: "text", text: "Exit code 0\nserved\n" }],
+      });
+    } finally {
+      child.stdin!.end();
+      await exited;
+    }
+  },
+  { timeoutMs: 60_000 },
+);
