@@ -287,6 +287,20 @@ test("BashMcp over HTTP: a long command answers with an id that bash_wait polls 
     equal(stopped.isError, true);
     deepEqual(await gone(mark), []);
     equal((await bash(client, "echo $z")).text, "Exit code 0\nbefore\n");
+
+    // Cancelling a bash_wait call interrupts the command too.
+    const mark3 = marker();
+    const third = await bash(client, `w=kept; sleep ${mark3}; w=lost`);
+    const id3 = /command (c\d+)/.exec(third.text)![1];
+    const controller = new AbortController();
+    const waiting = call(client, "bash_wait", { id: id3 }, {
+      signal: controller.signal,
+    }).then(() => "answered", () => "cancelled");
+    await new Promise((r) => setTimeout(r, 200));
+    controller.abort();
+    equal(await waiting, "cancelled");
+    deepEqual(await gone(mark3), []);
+    equal((await bash(client, "echo $w")).text, "Exit code 0\nkept\n");
   } finally {
     await client.close();
     await mcp.close();
