@@ -24,6 +24,7 @@ import { mcpHelp, planMcp } from "../_mcp_cli.ts";
 import { main } from "../cli.ts";
 import { runtime, test } from "./_harness.ts";
 import { alive, gone, marker, started } from "./_procs.ts";
+import { exec } from "../mod.ts";
 
 const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -979,4 +980,48 @@ test(
     }
   },
   { timeoutMs: 60_000 },
+);
+
+const bwrapProbe = await exec(
+  "command -v bwrap >/dev/null && bwrap --ro-bind / / --unshare-pid --unshare-net --die-with-parent -- true && echo ok",
+).catch(() => null);
+
+test(
+  "bashbox mcp --sandbox --limit: every MCP session's shell runs in bubblewrap with the limits",
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bashbox-mcp-sandbox-"));
+    const plan = planMcp([
+      "--http",
+      "--port",
+      "0",
+      "--sandbox",
+      dir,
+      "--limit",
+      "open-files=200",
+    ]);
+    ok(plan !== "help");
+    const mcp = new BashMcp(plan.server);
+    const http = await mcp.serveHttp(plan.http);
+    const client = await connect(http.url);
+    try {
+      const r = await bash(
+        client,
+        "pwd; echo hi > inside.txt && cat inside.txt; touch /etc/nope 2>&1 | head -1; ulimit -n; (exec 3<>/dev/tcp/127.0.0.1/1) 2>/dev/null || echo no-network",
+      );
+      equal(r.text.split("\n")[0], "Exit code 0");
+      ok(r.text.includes(`${dir}\nhi\n`), r.text);
+      match(r.text, /Read-only file system/);
+      match(r.text, /\n200\nno-network\n$/);
+      equal(readFileSync(join(dir, "inside.txt"), "utf8"), "hi\n");
+    } finally {
+      await client.close();
+      await mcp.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  {
+    skip: bwrapProbe?.stdout.text === "ok\n"
+      ? false
+      : "bubblewrap (bwrap) is not installed or cannot create namespaces here",
+  },
 );
