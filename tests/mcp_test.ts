@@ -1025,3 +1025,38 @@ test(
       : "bubblewrap (bwrap) is not installed or cannot create namespaces here",
   },
 );
+
+test("bashbox mcp: the server's secret-looking environment is redacted from results, progress and the audit file", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "bashbox-mcp-redact-"));
+  const auditFile = join(dir, "audit.jsonl");
+  const secret = "s3cr3t-value-0123456789";
+  const plan = planMcp(
+    ["--http", "--port", "0", "--audit", auditFile, "--return-after", "5000"],
+    { DEPLOY_TOKEN: secret },
+  );
+  ok(plan !== "help");
+  const mcp = new BashMcp(plan.server);
+  const http = await mcp.serveHttp(plan.http);
+  const client = await connect(http.url);
+  try {
+    const progress: string[] = [];
+    const r = await call(client, "bash", {
+      command: `echo ${secret}; sleep 1.2; echo done`,
+    }, { onprogress: (p) => progress.push(String(p.message)) });
+    equal(r.text, "Exit code 0\n[REDACTED:env:DEPLOY_TOKEN]\ndone\n");
+    ok(progress.length > 0);
+    ok(progress.every((p) => !p.includes(secret)), progress.join("\n"));
+    match(progress[0], /REDACTED/);
+    const sid = (client.transport as StreamableHTTPClientTransport).sessionId;
+    const records = readFileSync(auditFile, "utf8").trim().split("\n").map((
+      l,
+    ) => JSON.parse(l));
+    equal(records.length, 2);
+    ok(records.every((rec) => rec.sessionId === sid));
+    ok(!readFileSync(auditFile, "utf8").includes(secret));
+  } finally {
+    await client.close();
+    await mcp.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
