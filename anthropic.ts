@@ -127,6 +127,16 @@ export interface BashToolOptions {
   benignExitCodes?: Readonly<Record<string, readonly number[]>>;
 }
 
+/** Per-call options of {@linkcode BashTool.handle}, for hosts that run a call on behalf of another protocol (such as MCP). */
+export interface HandleOptions {
+  /** Deadline of this command in milliseconds (default: the tool's `timeoutMs`). */
+  timeoutMs?: number;
+  /** Stops the command the way a deadline does; its result says ABORTED. */
+  signal?: AbortSignal;
+  /** Called with every chunk the command prints, after the tool's own spill handling. */
+  onOutput?: (chunk: Uint8Array, stream: "stdout" | "stderr") => void;
+}
+
 const DEFAULT_SPILL_MAX_BYTES = 64 * 1024 * 1024;
 
 function describeInput(input: unknown): string {
@@ -386,7 +396,10 @@ export class BashTool {
    * assert.equal(bad.is_error, true);
    * ```
    */
-  handle(toolUse: ToolUseLike): Promise<ToolResultBlock> {
+  handle(
+    toolUse: ToolUseLike,
+    options: HandleOptions = {},
+  ): Promise<ToolResultBlock> {
     if (
       toolUse === null || typeof toolUse !== "object" ||
       typeof toolUse.id !== "string" || toolUse.id === ""
@@ -413,7 +426,9 @@ export class BashTool {
         ),
       );
     }
-    const result = this.#queue.then(() => this.#answer(id, name, input));
+    const result = this.#queue.then(() =>
+      this.#answer(id, name, input, options)
+    );
     this.#queue = result.catch(() => {});
     return result;
   }
@@ -423,9 +438,10 @@ export class BashTool {
     id: string,
     name: unknown,
     input: unknown,
+    options: HandleOptions,
   ): Promise<ToolResultBlock> {
     try {
-      return await this.#dispatch(id, name, input);
+      return await this.#dispatch(id, name, input, options);
     } catch (error) {
       return errorToolResult(
         id,
@@ -438,6 +454,7 @@ export class BashTool {
     id: string,
     name: unknown,
     input: unknown,
+    options: HandleOptions,
   ): Promise<ToolResultBlock> {
     if (name !== undefined && name !== BASH_TOOL.name) {
       return errorToolResult(
@@ -480,7 +497,7 @@ export class BashTool {
         "The session is closed: the command was not run",
       );
     }
-    return await this.#run(id, command);
+    return await this.#run(id, command, options);
   }
 
   /**
@@ -625,7 +642,12 @@ export class BashTool {
     );
   }
 
-  async #run(id: string, command: string): Promise<ToolResultBlock> {
+  async #run(
+    id: string,
+    command: string,
+    options: HandleOptions = {},
+  ): Promise<ToolResultBlock> {
+    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
     const started = performance.now();
     let decision = "none";
     let reason: string | undefined;
@@ -707,11 +729,17 @@ export class BashTool {
         this.#cwd = this.#session.cwd;
       }
       previousCwd = this.#cwd;
+      const extra = options.onOutput;
       result = await this.#session.run(command, {
-        timeoutMs: this.#options.timeoutMs,
-        onOutput: spills
-          ? (chunk, stream) =>
-            (stream === "stderr" ? spills.stderr : spills.stdout).add(chunk)
+        timeoutMs,
+        signal: options.signal,
+        onOutput: spills || extra
+          ? (chunk, stream) => {
+            if (spills) {
+              (stream === "stderr" ? spills.stderr : spills.stdout).add(chunk);
+            }
+            extra?.(chunk, stream);
+          }
           : undefined,
       });
     } catch (error) {
@@ -756,7 +784,7 @@ export class BashTool {
       block = toToolResult(id, result, {
         command,
         maxChars: this.#maxChars,
-        timeoutMs: this.#options.timeoutMs ?? undefined,
+        timeoutMs: timeoutMs ?? undefined,
         previousCwd,
         spillPath: out.path,
         spillCappedAt: out.cappedAt,

@@ -1,11 +1,12 @@
 /**
- * The bashbox command line: `run`, `repl`, `agent` and `demo`.
+ * The bashbox command line: `run`, `repl`, `agent`, `demo` and `mcp`.
  *
  * ```sh
  * deno run --allow-run=bash --allow-read --allow-write --allow-env --allow-net cli.ts demo
  * ```
  *
- * The `@anthropic-ai/sdk` package is loaded only by `agent` and `demo`.
+ * The `@anthropic-ai/sdk` package is loaded only by `agent` and `demo`, the
+ * MCP server package only by `mcp`.
  *
  * @example
  * ```ts
@@ -133,6 +134,9 @@ Usage:
       end-to-end demo, offline: a loopback fake of the Messages API drives
       the real SDK client, real bash and the editor (an edit, then a test
       run); --api uses the real API instead
+  ${name} mcp [--http] [options]
+      bashbox's bash as an MCP server, over stdio or Streamable HTTP;
+      "${name} mcp --help" lists its options
 
 Options:
   --timeout <ms>      deadline per command (default 120000)
@@ -315,6 +319,11 @@ function existingDirectory(dir: string | undefined): string | undefined {
  */
 export async function main(args: string[], io: CliIo): Promise<number> {
   const name = io.name ?? "bashbox";
+  if (args[0] === "mcp") {
+    // The MCP package is loaded only for this subcommand.
+    const { mcpMain } = await import("./_mcp_cli.ts");
+    return await mcpMain(args.slice(1), io);
+  }
   const parsed: Parsed = { values: {}, flags: {}, rest: [] };
   try {
     parseArgs(args, parsed);
@@ -329,11 +338,11 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     }
     if (command !== undefined && !ALLOWED[command]) {
       throw new UsageError(
-        `Unknown command "${command}": expected run, repl, agent or demo`,
+        `Unknown command "${command}": expected run, repl, agent, demo or mcp`,
       );
     }
     if (command === undefined) {
-      throw new UsageError("Expected a command: run, repl, agent or demo");
+      throw new UsageError("Expected a command: run, repl, agent, demo or mcp");
     }
     if ((command === "repl" || command === "demo") && rest.length > 0) {
       throw new UsageError(
