@@ -403,7 +403,7 @@ test("BashMcp over HTTP: ending a session (DELETE) or a client disconnecting mid
     const mark1 = marker();
     const a = await connect(url);
     await bash(a, `sleep ${mark1} &`);
-    ok((await started(mark1)).length > 0);
+    ok((await started(mark1, 10_000)).length > 0);
     await (a.transport as StreamableHTTPClientTransport).terminateSession();
     await a.close();
     deepEqual(await gone(mark1, 5000), [], "DELETE ends the session's shell");
@@ -411,7 +411,7 @@ test("BashMcp over HTTP: ending a session (DELETE) or a client disconnecting mid
     const mark2 = marker();
     const b = await connect(url);
     const pending = bash(b, `sleep ${mark2}`).catch(() => null);
-    ok((await started(mark2)).length > 0);
+    ok((await started(mark2, 10_000)).length > 0);
     await b.close(); // drops the connection, no DELETE
     await pending;
     deepEqual(await gone(mark2, 5000), [], "the waiting command was stopped");
