@@ -174,9 +174,6 @@ function ansiC(text: string): string {
   }'`;
 }
 
-/** Frames a call whose line bash dropped (quietly, should xtrace be on). */
-const GUARD = "{ __bbZ;} 2>&-";
-
 const ID_CHARS =
   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@";
 const ID_LENGTH = 11;
@@ -338,19 +335,14 @@ class Shell {
     // read-only) ends the shell at once: the result says restarted, and
     // nothing is left to run twice.
     const take =
-      '__bbp(){ builtin printf -v __bbc %s "$1"&&builtin printf -v __bbN %s "$2"||builtin exit 113; }';
+      '__bbp(){ builtin printf -v __bbc %s "$1"||builtin exit 113; }';
     // The frame goes to fd ${SENTINEL_OUT_FD}, which the command cannot touch
     // (it is closed for the eval and restored after it); should it be gone
     // anyway (a command that closed bash's saved copy), the shell exits.
     const frameEnd =
-      `__bbf(){ [[ -z $__bbW$__bbK ]]||__bbv "$2";builtin printf -v __bbq %s "$1"||builtin exit 113;builtin printf -v __bbD %s "$3"||builtin exit 113;builtin printf '%s\\036%d%s %s\\0' "$3" "$1" "\${-//[^ex]/}" "$PWD" >&${SENTINEL_OUT_FD}${
+      `__bbf(){ [[ -z $__bbW$__bbK ]]||__bbv "$2";builtin printf -v __bbq %s "$1"||builtin exit 113;builtin printf '%s\\036%d%s %s\\0' "$3" "$1" "\${-//[^ex]/}" "$PWD" >&${SENTINEL_OUT_FD}${
         errFrame("$3")
       }||builtin exit 113; }`;
-    // An error that makes bash drop the rest of the command line (an
-    // arithmetic error in \`declare -i\`, for one) drops the frame with it:
-    // the line after each call frames it then, once, with bash's status.
-    const frameGuard =
-      '__bbZ(){ builtin local __bbS=$?;[[ $__bbD == "$__bbN" ]]||__bbf "$__bbS" "" "$__bbN"; }';
     const frameMode =
       '__bbv(){ [[ -z $__bbW ]]||__bbw "$1";[[ -z $__bbK ]]||{ builtin set -e;__bbK=; }; }';
     // Under \`set -e\` a prompt does not exit when the command line as a whole
@@ -377,9 +369,9 @@ class Shell {
       `command eval "$__bbc" 2>&${TRACE_SAVE_FD} ${TRACE_SAVE_FD}>&-${eof}`;
     const evalPlain = `command eval "$__bbc"${eof}`;
     const run = (evaluate: string) =>
-      `if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi;{ __bbf "$?" "" "$__bbN";} 2>&-`;
+      `if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi`;
     const runTraps = (evaluate: string) =>
-      `__bbe "$(builtin trap -p ERR)";if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi;{ __bbf "$?" "\${__bbW:+$(builtin trap -p ERR)}" "$__bbN";} 2>&-`;
+      `__bbe "$(builtin trap -p ERR)";if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi`;
     return [
       "exec 2>&3 3>&-",
       'builtin cd -- "$BASHBOX_CWD"||builtin exit 97;builtin unset BASHBOX_CWD OLDPWD',
@@ -404,7 +396,7 @@ class Shell {
       // command but bashbox's own, and swaps in framing functions that undo
       // it first. The normal path pays nothing for this.
       // (Inverted twice, so that under errexit the skip is not a failure.)
-      "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTwzZ]* || ${FUNCNAME[1]} == __bb[pfsuigvTwzZ] ]]; }",
+      "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTw]* || ${FUNCNAME[1]} == __bb[pfsuigvTw] ]]; }",
       "__bbs(){ builtin return $1; }",
       `__bbu(){ __bbI=;builtin trap - DEBUG;builtin shopt -u extdebug;${take};${frameEnd}; }`,
       '__bbi(){ __bbI=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbp(){ __bbu;__bbp "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "! __bbd" DEBUG; }',
@@ -413,12 +405,11 @@ class Shell {
       "history -c",
       "unset MAILCHECK",
       'export LANG="${LANG:-C.UTF-8}"',
-      "BASH_ARGV0=bash __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD= __bbN=",
+      "BASH_ARGV0=bash __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI=",
       ...errexit,
       take,
       frameMode,
       frameEnd,
-      frameGuard,
       // The per-call line stays short (bash reads it one byte at a time): the
       // alias expands in memory. Should a command turn aliases off, the
       // function of the same name still ends the command.
@@ -430,7 +421,6 @@ class Shell {
           : run(evaluate);
         return `${name}(){ ${body}; }`;
       }),
-      `__bbz(){ ${GUARD}; }`,
       "shopt -s expand_aliases",
       `alias ${
         FRAMING_ALIASES.map((name) => {
@@ -440,7 +430,7 @@ class Shell {
             : run(evaluate);
           return `${name}='${body}'`;
         }).join(" ")
-      } __bbz='${GUARD}'`,
+      }`,
       "",
     ].join("\n");
   }
@@ -491,7 +481,7 @@ class Shell {
       if (command === null) {
         bytes = encoder.encode(`${this.bootstrap}${script}__bbf 0 '' ${id}\n`);
       } else {
-        const take = `__bbp ${ansiC(command)} ${id}`;
+        const take = `__bbp ${ansiC(command)}`;
         const alias = `__bb${this.trapsSeen ? "X" : "E"}${
           this.xtrace ? "x" : ""
         }`;
@@ -500,7 +490,14 @@ class Shell {
         const line = this.xtrace
           ? `{ ${take};${alias};} ${TRACE_SAVE_FD}>&2 2>&-\n`
           : `${take};${alias}\n`;
-        bytes = encoder.encode(`${line}__bbz\n`);
+        // The frame comes on a line of its own: should bash drop the rest of
+        // the command's line (an error that abandons the command line), the
+        // frame still comes, once, with bash's status. Its group's stderr is
+        // closed, so xtrace never shows it.
+        const frame = this.trapsSeen
+          ? `{ __bbf "$?" "\${__bbW:+$(builtin trap -p ERR)}" ${id};} 2>&-\n`
+          : `{ __bbf "$?" "" ${id};} 2>&-\n`;
+        bytes = encoder.encode(`${line}${frame}`);
       }
       this.proc.write(bytes);
     });

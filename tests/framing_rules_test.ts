@@ -202,3 +202,20 @@ test("BashSession.run(): a user ERR trap fires once for a failing command", asyn
     equal(r.output.text, "ERR\n", fail);
   }
 });
+
+test("BashSession.run() keeps the call's sentinel id in no variable or function a command could read", async () => {
+  await using s = new BashSession({ timeoutMs: 20_000 });
+  // Print every variable's value, every word of every function and of the
+  // traps as a would-be sentinel: a match would end the call early.
+  const forge = [
+    "for __v in $(compgen -v); do printf '%s\\x1e0 /\\0' \"${!__v}\"; done; echo end-vars",
+    "for __w in $(declare -f); do printf '%s\\x1e0 /\\0' \"$__w\"; done; echo end-funcs",
+    "for __w in $(trap -p; alias); do printf '%s\\x1e0 /\\0' \"$__w\"; done; echo end-traps",
+  ];
+  for (const command of forge) {
+    const r = await s.run(command);
+    const end = /end-\w+/.exec(command)![0];
+    ok(r.output.text.endsWith(`${end}\n`), `${command}: ended early`);
+    equal((await s.run("echo next")).output.text, "next\n");
+  }
+});
