@@ -399,7 +399,7 @@ class Shell {
       "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTw]* || ${FUNCNAME[1]} == __bb[pfsuigvTw] ]]; }",
       "__bbs(){ builtin return $1; }",
       `__bbu(){ __bbI=;builtin trap - DEBUG;builtin shopt -u extdebug;${take};${frameEnd}; }`,
-      '__bbi(){ __bbI=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbp(){ __bbu;__bbp "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "! __bbd" DEBUG; }',
+      '__bbi(){ __bbI=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbp(){ __bbu;__bbp "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "builtin break 1000 2>/dev/null;! __bbd" DEBUG; }',
       "trap __bbi INT",
       "PS1= PS2= PS0= PROMPT_COMMAND= HISTFILE=",
       "history -c",

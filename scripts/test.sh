@@ -15,8 +15,10 @@ if ! command -v bun >/dev/null 2>&1 || [ ! -d "$root/node_modules/@anthropic-ai/
   "$root/denow" --version >/dev/null
 fi
 status=0
-logs="${TMPDIR:-/tmp}/bashbox-test-$(id -u)"
-mkdir -p "$logs"
+# One directory per run: two runs at once (CI beside a developer) must not
+# write into each other's logs.
+mkdir -p "${TMPDIR:-/tmp}/bashbox-test-$(id -u)"
+logs=$(mktemp -d "${TMPDIR:-/tmp}/bashbox-test-$(id -u)/run-XXXXXX")
 
 # What a person reads: test lines and failures, not the tools' progress.
 # Skip reasons come once, in the summary.

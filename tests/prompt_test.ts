@@ -253,3 +253,49 @@ test("BashSession.run() keeps the session through errors that end only a non-int
   const fatal = await s.run("set -e; false");
   equal(fatal.restarted, true);
 });
+
+test("BashSession.run() timeout stops a loop of builtins as Ctrl-C does, and keeps the state", async () => {
+  const loops = [
+    (body: string) => `while :; do ${body}; done`,
+    (body: string) => `until false; do ${body}; done`,
+    (body: string) => `for ((;;)); do ${body}; done`,
+    (body: string) => `for a in 1 2 3; do while true; do ${body}; done; done`,
+    (body: string) => `f_loop() { while :; do ${body}; done; }; f_loop`,
+  ];
+  const bodies = [":", "x=$((x+1))", "[[ -n y ]]", "printf -v y %s z"];
+  // A grace long enough that an escalation would show as restarted.
+  await using s = new BashSession({ killGraceMs: 5000 });
+  await s.run("KEEP=kept; cd /tmp");
+  for (const loop of loops) {
+    for (const body of bodies) {
+      const command = `${loop(body)}; echo not-reached`;
+      const r = await s.run(command, { timeoutMs: 200 });
+      equal(r.timedOut, true, command);
+      equal(r.restarted, false, `${command}: escalated`);
+      equal(r.exitCode, 130, command);
+      ok(!r.output.text.includes("not-reached"), command);
+      equal((await s.run('echo "$KEEP $PWD"')).output.text, "kept /tmp\n");
+    }
+  }
+});
+
+test("BashSession.run() timeout stops a loop of programs; the shell is kept or, at worst, restarted", async () => {
+  // When the interrupt lands while bash waits for a child, bash may not run
+  // the interrupt's handler at once; the escalation then ends the shell.
+  // Either way the call ends and nothing after the loop runs.
+  await using s = new BashSession({ killGraceMs: 1000 });
+  for (
+    const command of [
+      "while :; do sleep 0.01; done; echo not-reached",
+      "until false; do /bin/true; done; echo not-reached",
+      "for ((;;)); do sleep 0.01; x=1; done; echo not-reached",
+    ]
+  ) {
+    await s.run("KEEP=kept");
+    const r = await s.run(command, { timeoutMs: 200 });
+    equal(r.timedOut, true, command);
+    ok(!r.output.text.includes("not-reached"), command);
+    const next = (await s.run('echo "${KEEP:-lost}"')).output.text;
+    equal(next, r.restarted ? "lost\n" : "kept\n", command);
+  }
+});
