@@ -36,6 +36,17 @@ import {
   spawnGroup,
 } from "./_runtime.ts";
 import {
+  bootstrapLine,
+  callLines,
+  initFrame,
+  initScript,
+  mayTouchTraps,
+  needle as sentinelNeedle,
+  parseTrailer,
+  randomId,
+  shellQuote,
+} from "./_protocol.ts";
+import {
   checkCommand,
   DEFAULT_KILL_GRACE_MS,
   DEFAULT_TIMEOUT_MS,
@@ -135,67 +146,6 @@ export interface SessionResult {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-/** Fds the shell keeps for its sentinels, so `exec >file` cannot redirect them. */
-const SENTINEL_OUT_FD = 19;
-const SENTINEL_ERR_FD = 18;
-/** Holds the command's stderr while the framing runs with stderr closed (xtrace on). */
-const TRACE_SAVE_FD = 16;
-/**
- * Starts the session's bash the way a prompt behaves: interactive (an error
- * such as \`set -u\`'s unbound variable ends the command line, not the shell;
- * messages read \`bash: nope: command not found\`), yet reading its commands
- * as a script from the host's pipe, so it prints no prompts, job numbers or
- * terminal errors. The script is opened as \`0\` from /dev/fd, so
- * \`$BASH_SOURCE\` names no path (the usual \`dirname "\${BASH_SOURCE[0]}"\` is
- * \`.\`). Where stdin is a socket (Bun, Node, some transports) a \`cat\` that
- * ignores SIGINT relays it through a pipe. The working directory is handed to
- * the init script in BASHBOX_CWD, and its stderr on fd 3 (bash's start-up
- * complaints about job control go to /dev/null).
- */
-const PROMPT_LAUNCHER =
-  'BASHBOX_CWD=$PWD;export BASHBOX_CWD;cd /dev/fd||exit 96;exec 3>&2 2>/dev/null;b=$1;shift;if [ -p 0 ];then exec -a bash "$b" "$@" --noediting -i 0;fi;exec -a bash "$b" "$@" --noediting -i 0 0< <(trap "" INT;exec cat)';
-
-/** E: fast, X: careful (ERR traps, errexit); a trailing x: xtrace is on. */
-const FRAMING_ALIASES = ["__bbE", "__bbX", "__bbEx", "__bbXx"] as const;
-/**
- * A command as one ANSI-C quoted word (`$'…'`): backslash, quote and control
- * characters escaped, everything else as it is.
- */
-function ansiC(text: string): string {
-  return `$'${
-    text.replace(
-      // deno-lint-ignore no-control-regex
-      /[\\'\x00-\x1f\x7f]/g,
-      (c) =>
-        c === "\\" || c === "'"
-          ? `\\${c}`
-          : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
-    )
-  }'`;
-}
-
-const ID_CHARS =
-  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@";
-const ID_LENGTH = 11;
-const idPool = new Uint8Array(ID_LENGTH * 256);
-let idNext = idPool.length;
-function randomId(): string {
-  if (idNext === idPool.length) {
-    crypto.getRandomValues(idPool);
-    idNext = 0;
-  }
-  // 66 random bits a call (11 characters of 6 bits): the needle a command
-  // would have to print to end itself early. It is kept in no variable.
-  let id = "";
-  for (let i = 0; i < ID_LENGTH; i++) id += ID_CHARS[idPool[idNext++] & 63];
-  return id;
-}
-
-/** Quotes a string for bash. */
-function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
 type Frame =
   | { kind: "done"; status: number | null; cwd: string }
   | { kind: "exit"; status: ExitStatus };
@@ -262,9 +212,7 @@ class Shell {
       "--noprofile",
       "--norc",
     ];
-    this.bootstrap = `exec "$BASH" -c ${
-      shellQuote(PROMPT_LAUNCHER)
-    } bash "$BASH" ${options.login ? "--login" : "--noprofile --norc"}\n`;
+    this.bootstrap = bootstrapLine(options.login);
     this.sandboxed = options.sandbox !== undefined;
     const remoteEnv = this.transport
       ? { ...NONINTERACTIVE_ENV, ...options.env }
@@ -313,130 +261,12 @@ class Shell {
 
   /** The script bash runs once at start. */
   initScript(): string {
-    const errFrame = (id: string) =>
-      this.separate
-        ? `&&builtin printf '%s\\036\\0' "${id}" >&${SENTINEL_ERR_FD}`
-        : "";
-    // bash reads its script from stdin (so `$BASH_SOURCE` is empty, as at a
-    // prompt); each command gets /dev/null as stdin instead.
-    // The framing's own descriptors are closed for the command: it cannot
-    // see or close them, and its background jobs do not hold them.
-    const eof = ` </dev/null ${SENTINEL_OUT_FD}>&-${
-      this.separate ? ` ${SENTINEL_ERR_FD}>&-` : ""
-    }`;
-    // Each call's line hands the command over as one ANSI-C quoted word
-    // (no byte of it is parsed as script), with the call's id. Every command
-    // is called through \`builtin\`, so functions named like builtins cannot
-    // break the framing. The status of each command is kept in __bbq and
-    // handed to the next (\`$?\` carries over) through an \`if\` condition,
-    // and the command runs through \`command eval\`: neither the framing nor
-    // the eval's own status fires a user's ERR trap a second time. A step
-    // that fails (a descriptor the command closed, a variable it made
-    // read-only) ends the shell at once: the result says restarted, and
-    // nothing is left to run twice.
-    const take =
-      '__bbp(){ builtin printf -v __bbc %s "$1"||builtin exit 113; }';
-    // The frame goes to fd ${SENTINEL_OUT_FD}, which the command cannot touch
-    // (it is closed for the eval and restored after it); should it be gone
-    // anyway (a command that closed bash's saved copy), the shell exits.
-    const frameEnd =
-      `__bbf(){ [[ -z $__bbW$__bbK ]]||__bbv "$2";builtin printf -v __bbq %s "$1"||builtin exit 113;builtin printf '%s\\036%d%s %s\\0' "$3" "$1" "\${-//[^ex]/}" "$PWD" >&${SENTINEL_OUT_FD}${
-        errFrame("$3")
-      }||builtin exit 113; }`;
-    const frameMode =
-      '__bbv(){ [[ -z $__bbW ]]||__bbw "$1";[[ -z $__bbK ]]||{ builtin set -e;__bbK=; }; }';
-    // Under \`set -e\` a prompt does not exit when the command line as a whole
-    // fails from a list or a \`!\` (bash's errexit rules), but the eval that
-    // runs it would: for that call an ERR trap of ours turns errexit off just
-    // when the eval itself fails (before bash looks at the flag), hands every
-    // other failure to the user's own ERR trap, and is replaced by it again
-    // afterwards. The normal path (no errexit) pays one [[ ]] for this.
-    const errexit = [
-      "__bbe(){ __bbU=$1;[[ -z $1 && $- != *e* ]]||{ builtin trap __bbT ERR;__bbW=1; }; }",
-      `__bbT(){ if [[ $BASH_COMMAND == 'command eval "$__bbc"'* || -n $__bbI || $? == 130 ]];then [[ $- != *e* ]]||{ builtin set +e;__bbK=1; };elif [[ -n $__bbU ]];then builtin local __bbH="\${__bbU#trap -- }";__bbH=\${__bbH% ERR};builtin eval "__bbH=$__bbH";builtin eval "$__bbH";fi; }`,
-      `__bbw(){ __bbW=;if [[ $1 == "trap -- '__bbT' ERR" ]];then if [[ -n $__bbU ]];then builtin eval "$__bbU";else builtin trap - ERR;fi;fi; }`,
-    ];
-    // (Traps are read at the top level: a function does not see the ERR trap.)
-    // bash parses the alias anew on every call, so the common case gets a
-    // short one (__bbE); the host picks the careful one (__bbX) once errexit
-    // was on, or the session's commands mention traps or shell options.
-    // Under \`set -x\` the framing's own commands must not be traced: the
-    // host wraps the call in a group whose stderr is closed (a trace line
-    // written there is lost), and the eval gets the command's stderr back
-    // from fd ${TRACE_SAVE_FD} (closed again for the command itself). Without
-    // xtrace only the frame is wrapped, in case the command turns it on.
-    const evalQuiet =
-      `command eval "$__bbc" 2>&${TRACE_SAVE_FD} ${TRACE_SAVE_FD}>&-${eof}`;
-    const evalPlain = `command eval "$__bbc"${eof}`;
-    const run = (evaluate: string) =>
-      `if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi`;
-    const runTraps = (evaluate: string) =>
-      `__bbe "$(builtin trap -p ERR)";if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi`;
-    return [
-      "exec 2>&3 3>&-",
-      'builtin cd -- "$BASHBOX_CWD"||builtin exit 97;builtin unset BASHBOX_CWD OLDPWD',
-      // Interactive behaviour without a terminal's trappings.
-      "set +o history +H +m",
-      "shopt -s execfail",
-      ...this.remoteSetup,
-      ...(this.transport
-        ? [
-          `printf 'BASHBOX_PGID=%s\\n' "$(cut -d' ' -f5,6 /proc/$$/stat 2>/dev/null || ps -o pgid=,sid= -p $$)"`,
-        ]
-        : []),
-      ...(this.limits ? [this.limits.trimEnd()] : []),
-      // Descriptors the host left open (not close-on-exec) are not the
-      // commands' business: keep only stdin, stdout and stderr.
-      `for __bbF in /proc/$$/fd/*;do __bbF=\${__bbF##*/};case $__bbF in 0|1|2|254|255|*[!0-9]*);;*)builtin eval "exec $__bbF>&-" 2>/dev/null;;esac;done;unset __bbF`,
-      `exec ${SENTINEL_OUT_FD}>&1 ${
-        this.separate ? `${SENTINEL_ERR_FD}>&2` : "2>&1"
-      }`,
-      // An interrupt stops the rest of the command line, as Ctrl-C does at a
-      // prompt: the INT handler makes a DEBUG trap (with extdebug) skip every
-      // command but bashbox's own, and swaps in framing functions that undo
-      // it first. The normal path pays nothing for this.
-      // (Inverted twice, so that under errexit the skip is not a failure.)
-      "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTw]* || ${FUNCNAME[1]} == __bb[pfsuigvTw] ]]; }",
-      "__bbs(){ builtin return $1; }",
-      `__bbu(){ __bbI=;builtin trap - DEBUG;builtin shopt -u extdebug;${take};${frameEnd}; }`,
-      '__bbi(){ __bbI=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbp(){ __bbu;__bbp "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "builtin break 1000 2>/dev/null;! __bbd" DEBUG; }',
-      "trap __bbi INT",
-      "PS1= PS2= PS0= PROMPT_COMMAND= HISTFILE=",
-      "history -c",
-      "unset MAILCHECK",
-      'export LANG="${LANG:-C.UTF-8}"',
-      "BASH_ARGV0=bash __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI=",
-      ...errexit,
-      take,
-      frameMode,
-      frameEnd,
-      // The per-call line stays short (bash reads it one byte at a time): the
-      // alias expands in memory. Should a command turn aliases off, the
-      // function of the same name still ends the command.
-      // (The function first: once the alias exists, the name would expand.)
-      ...FRAMING_ALIASES.map((name) => {
-        const evaluate = name.endsWith("x") ? evalQuiet : evalPlain;
-        const body = name.startsWith("__bbX")
-          ? runTraps(evaluate)
-          : run(evaluate);
-        return `${name}(){ ${body}; }`;
-      }),
-      "shopt -s expand_aliases",
-      `alias ${
-        FRAMING_ALIASES.map((name) => {
-          const evaluate = name.endsWith("x") ? evalQuiet : evalPlain;
-          const body = name.startsWith("__bbX")
-            ? runTraps(evaluate)
-            : run(evaluate);
-          return `${name}='${body}'`;
-        }).join(" ")
-      }`,
-      "",
-    ].join("\n");
-  }
-
-  needle(id: string): Uint8Array {
-    return encoder.encode(`${id}\x1e`);
+    return initScript({
+      separate: this.separate,
+      limits: this.limits,
+      remoteSetup: this.remoteSetup,
+      transport: this.transport !== undefined,
+    });
   }
 
   /** Sends a command (or the start-up script) and resolves when it is done or the shell died. */
@@ -446,11 +276,10 @@ class Shell {
     sinks: { out: (b: Uint8Array) => void; err: (b: Uint8Array) => void },
   ): Promise<Frame> {
     if (command !== null && !this.trapsSeen) {
-      this.trapsSeen = /trap|set|shopt|errexit|BASHOPTS|SHELLOPTS|source|\./
-        .test(command);
+      this.trapsSeen = mayTouchTraps(command);
     }
     const id = randomId();
-    const needle = this.needle(id);
+    const needle = sentinelNeedle(id);
     return new Promise<Frame>((resolve) => {
       let status: number | null = null;
       let cwd = "";
@@ -466,40 +295,24 @@ class Shell {
       }
       this.#onGone = resolve;
       this.out.begin(needle, sinks.out, (trailer) => {
-        const text = decoder.decode(trailer);
-        const m = /^(\d{1,3})([ex]*) /.exec(text);
+        const read = parseTrailer(decoder.decode(trailer));
         // A trailer that does not read right never passes for success.
-        status = m ? Number(m[1]) : null;
+        status = read?.status ?? null;
         // errexit is on: from now on every call takes the careful path.
-        if (m?.[2].includes("e")) this.trapsSeen = true;
-        this.xtrace = m?.[2].includes("x") ?? false;
-        cwd = m ? text.slice(m[0].length) : "";
+        if (read?.errexit) this.trapsSeen = true;
+        this.xtrace = read?.xtrace ?? false;
+        cwd = read?.cwd ?? "";
         finish();
       });
       if (this.separate) this.err.begin(needle, sinks.err, finish);
-      let bytes: Uint8Array;
-      if (command === null) {
-        bytes = encoder.encode(`${this.bootstrap}${script}__bbf 0 '' ${id}\n`);
-      } else {
-        const take = `__bbp ${ansiC(command)}`;
-        const alias = `__bb${this.trapsSeen ? "X" : "E"}${
-          this.xtrace ? "x" : ""
-        }`;
-        // Under xtrace the group's stderr is closed: nothing of the framing
-        // is traced.
-        const line = this.xtrace
-          ? `{ ${take};${alias};} ${TRACE_SAVE_FD}>&2 2>&-\n`
-          : `${take};${alias}\n`;
-        // The frame comes on a line of its own: should bash drop the rest of
-        // the command's line (an error that abandons the command line), the
-        // frame still comes, once, with bash's status. Its group's stderr is
-        // closed, so xtrace never shows it.
-        const frame = this.trapsSeen
-          ? `{ __bbf "$?" "\${__bbW:+$(builtin trap -p ERR)}" ${id};} 2>&-\n`
-          : `{ __bbf "$?" "" ${id};} 2>&-\n`;
-        bytes = encoder.encode(`${line}${frame}`);
-      }
-      this.proc.write(bytes);
+      this.proc.write(encoder.encode(
+        command === null
+          ? `${this.bootstrap}${script}${initFrame(id)}`
+          : callLines(command, id, {
+            careful: this.trapsSeen,
+            xtrace: this.xtrace,
+          }),
+      ));
     });
   }
 

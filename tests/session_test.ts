@@ -169,7 +169,11 @@ test("BashSession.run() timeout stops the rest of the command line, as Ctrl-C do
     ]
   ) {
     const r = await s.run(command, { timeoutMs: 200 });
-    equal(r.output.text, "before\n", command);
+    // (Inside a loop bash runs its interrupt handler only after the next
+    // simple command: one more line of the loop may run, never more.)
+    if (command.includes("for i")) {
+      match(r.output.text, /^before\n(loop\n)?$/, command);
+    } else equal(r.output.text, "before\n", command);
     equal(r.exitCode, 130);
     ok(r.timedOut);
     equal(r.restarted, false);
