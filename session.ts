@@ -58,6 +58,11 @@ import {
   type Transport,
 } from "./_launch.ts";
 import { type Limits, limitsScript } from "./policy.ts";
+import {
+  type BackgroundProcess,
+  ProcessTable,
+  type SpawnProcessOptions,
+} from "./processes.ts";
 import { bwrapArgv, bwrapChildPid, type Sandbox } from "./sandbox.ts";
 
 export type { Capture } from "./_capture.ts";
@@ -724,7 +729,7 @@ export class BashSession {
    */
   async restart(): Promise<void> {
     this.#assertOpen();
-    await this.#killShell();
+    await Promise.all([this.#killShell(), this.#stopProcesses()]);
     const started = this.#queue.then(() => this.#ensureShell());
     this.#queue = started.catch(() => {});
     await started;
@@ -746,7 +751,7 @@ export class BashSession {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    await this.#killShell();
+    await Promise.all([this.#killShell(), this.#stopProcesses()]);
   }
 
   /** Same as {@linkcode close}, for `await using`. */
@@ -964,6 +969,77 @@ export class BashSession {
       throw new OutputCallbackError(result, onOutput.error());
     }
     return result;
+  }
+
+  // -------------------------------------------------------------------------
+  // Background and terminal processes (processes.ts).
+
+  #processTable: ProcessTable | null = null;
+
+  /**
+   * Starts `command` in the background from the session's state (its working
+   * directory, exported variables and functions), as the leader of its own
+   * process group, and returns its handle. It dies with {@linkcode restart},
+   * {@linkcode close} and the host. Local sessions only: a sandbox or a
+   * transport throws a `TypeError`.
+   *
+   * @example
+   * ```ts
+   * import { BashSession } from "./mod.ts";
+   *
+   * await using session = new BashSession();
+   * await session.run("cd /tmp && export GREETING=hi");
+   * const p = await session.spawn('echo "$GREETING from $PWD"');
+   * await p.wait();
+   * console.assert((await p.read()).text === "hi from /tmp\n");
+   * ```
+   */
+  async spawn(
+    command: string,
+    options: SpawnProcessOptions = {},
+  ): Promise<BackgroundProcess> {
+    this.#assertOpen();
+    if (this.#options.sandbox || this.#options.transport) {
+      throw new TypeError(
+        `Expected a local session for spawn(), got one with a ${
+          this.#options.sandbox ? "sandbox" : "transport"
+        }: run the command with "&" instead`,
+      );
+    }
+    this.#processTable ??= new ProcessTable({
+      dump: async (script) => {
+        const r = await this.run(script);
+        return { text: r.output.text, cwd: r.cwd };
+      },
+      shell: resolveProgram(this.#options.shell ?? "bash", this.#options.env),
+      headBytes: this.#headBytes,
+      tailBytes: this.#tailBytes,
+    });
+    return await this.#processTable.spawn(command, options);
+  }
+
+  /**
+   * The processes {@linkcode spawn} started since the last restart, running
+   * or ended, oldest first.
+   *
+   * @example
+   * ```ts
+   * import { BashSession } from "./mod.ts";
+   *
+   * await using session = new BashSession();
+   * const p = await session.spawn("sleep 30");
+   * console.assert(session.processes()[0] === p && p.running);
+   * ```
+   */
+  processes(): BackgroundProcess[] {
+    return this.#processTable?.list() ?? [];
+  }
+
+  /** Stops and forgets every spawned process (restart, close). */
+  async #stopProcesses(): Promise<void> {
+    const table = this.#processTable;
+    this.#processTable = null;
+    if (table) await table.disposeAll();
   }
 }
 
