@@ -1,0 +1,394 @@
+import { equal, match, ok, rejects } from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { BashSession, exec } from "../mod.ts";
+import type { BackgroundProcess } from "../processes.ts";
+import { runtime, test } from "./_harness.ts";
+import { marker } from "./_procs.ts";
+
+/** Pids of live processes whose command line holds `mark` (one grep: quick under load). */
+async function alive(mark: string): Promise<number[]> {
+  // The pattern does not match itself: "[.]" stands for the marker's ".".
+  const pattern = mark.replace(".", "[.]");
+  const r = await exec([
+    "bash",
+    "-c",
+    `grep -laE -- "$0" /proc/[0-9]*/cmdline 2>/dev/null; :`,
+    pattern,
+  ]);
+  return r.stdout.text.split("\n").filter(Boolean).map((f) =>
+    Number(f.split("/")[2])
+  );
+}
+
+/** Waits up to `ms` for every process with `mark` to be gone; returns the survivors. */
+async function gone(mark: string, ms = 3000): Promise<number[]> {
+  const until = performance.now() + ms;
+  let left = await alive(mark);
+  while (left.length > 0 && performance.now() < until) {
+    await new Promise((r) => setTimeout(r, 50));
+    left = await alive(mark);
+  }
+  return left;
+}
+
+/** Waits up to `ms` until `count` processes with `mark` run; returns their pids. */
+async function started(mark: string, count = 1, ms = 5000): Promise<number[]> {
+  const until = performance.now() + ms;
+  let found = await alive(mark);
+  while (found.length < count && performance.now() < until) {
+    await new Promise((r) => setTimeout(r, 20));
+    found = await alive(mark);
+  }
+  return found;
+}
+
+const has = async (program: string): Promise<boolean> =>
+  (await exec(["bash", "-c", `command -v ${program}`])).exitCode === 0;
+const [hasPython, hasVim, hasTop, hasScript, hasCurl] = await Promise.all(
+  ["python3", "vim", "top", "script", "curl"].map(has),
+);
+const noTty = runtime === "deno" && !hasScript
+  ? "util-linux script is not installed (Deno needs it for a terminal)"
+  : false;
+
+/** Reads until `until` matches; fails with what came when it does not. */
+async function expectOutput(
+  p: BackgroundProcess,
+  until: RegExp | string,
+  waitMs = 10_000,
+): Promise<string> {
+  let text = "";
+  const stop = performance.now() + waitMs;
+  while (performance.now() < stop) {
+    const r = await p.read({ waitMs: stop - performance.now() });
+    text += r.text;
+    if (typeof until === "string" ? text.includes(until) : until.test(text)) {
+      return text;
+    }
+    if (!r.running) break;
+  }
+  throw new Error(
+    `Expected output matching ${String(until)}, got ${JSON.stringify(text)}`,
+  );
+}
+
+/** Waits until the terminal's screen matches `pattern`; returns the screen. */
+async function expectScreen(
+  p: BackgroundProcess,
+  pattern: RegExp,
+  waitMs = 10_000,
+): Promise<string> {
+  const stop = performance.now() + waitMs;
+  let screen = "";
+  while (performance.now() < stop) {
+    screen = await p.screen();
+    if (pattern.test(screen)) return screen;
+    await p.read({ waitMs: 100 });
+  }
+  throw new Error(
+    `Expected the screen to match ${String(pattern)}, got:\n${screen}`,
+  );
+}
+
+test("BashSession.spawn() starts from the session's cwd, variables and functions", async () => {
+  await using s = new BashSession();
+  await s.run('cd /tmp && export BB_P=42 && greet() { echo "hi $1"; }');
+  const p = await s.spawn('echo "$PWD $BB_P $BB_E"; greet you; echo err >&2', {
+    env: { BB_E: "extra" },
+  });
+  const status = await p.wait();
+  equal(status.exitCode, 0);
+  const r = await p.read();
+  equal(r.text, "/tmp 42 extra\nhi you\nerr\n");
+  equal(r.running, false);
+  equal(r.totalBytes, r.text.length);
+  equal(readFileSync(p.logPath, "utf8"), r.text);
+  equal(s.processes().length, 1);
+  equal(s.processes()[0].id, p.id);
+});
+
+test("BashSession.spawn() process reads what write() sends, until endInput()", async () => {
+  await using s = new BashSession();
+  const p = await s.spawn("cat; echo done; exit 3");
+  ok(p.running);
+  await p.write("one\n");
+  equal((await p.read({ until: "one", waitMs: 5000 })).text, "one\n");
+  // Nothing new: read returns at once with empty text.
+  const idle = await p.read();
+  equal(idle.text, "");
+  equal(idle.running, true);
+  await p.endInput();
+  equal((await p.wait()).exitCode, 3);
+  const end = await p.read();
+  equal(end.text, "done\n");
+  equal(end.exitCode, 3);
+  await rejects(p.write("late"), TypeError);
+});
+
+test("BackgroundProcess.read() keeps the last maxBytes and counts the rest", async () => {
+  await using s = new BashSession();
+  const p = await s.spawn("seq 1 20000");
+  await p.wait();
+  const r = await p.read({ maxBytes: 12 });
+  equal(r.text, "19999\n20000\n");
+  equal(r.totalBytes, 108894);
+  equal(r.omittedBytes, 108894 - 12);
+  equal(readFileSync(p.logPath, "utf8").length, 108894);
+});
+
+test("BackgroundProcess.read() waits up to waitMs and returns early on until", async () => {
+  await using s = new BashSession();
+  const p = await s.spawn("sleep 0.3; echo ready; sleep 30");
+  const t0 = performance.now();
+  const early = await p.read({ waitMs: 100, until: "ready" });
+  ok(performance.now() - t0 >= 90, "waited");
+  equal(early.matched, false);
+  const r = await p.read({ waitMs: 10_000, until: /rea+dy/ });
+  equal(r.matched, true);
+  equal(r.text, "ready\n");
+  ok(performance.now() - t0 < 5000);
+  await p.stop();
+});
+
+test(
+  "BashSession.spawn() serves python3 http.server, fetched by another command, stopped with nothing left",
+  async () => {
+    const mark = marker();
+    const dir = `/tmp/bashbox-www-${mark}`;
+    mkdirSync(dir);
+    try {
+      await using s = new BashSession({ cwd: dir });
+      await s.run("echo hello-from-server > index.html");
+      const server = await s.spawn(
+        `python3 -u -m http.server 0 --bind 127.0.0.1 --directory ${dir}`,
+      );
+      const out = await expectOutput(server, /Serving HTTP on \S+ port (\d+)/);
+      const port = out.match(/port (\d+)/)![1];
+      const fetcher = hasCurl
+        ? `curl -s http://127.0.0.1:${port}/index.html`
+        : `python3 -c 'import urllib.request as u; print(u.urlopen("http://127.0.0.1:${port}/index.html").read().decode(), end="")'`;
+      const r = await s.run(fetcher);
+      equal(r.output.text, "hello-from-server\n");
+      match(await expectOutput(server, "GET /index.html"), /200/);
+      await server.stop();
+      equal(server.running, false);
+      equal((await gone(mark)).length, 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  { skip: hasPython ? false : "python3 is not installed" },
+);
+
+test("BashSession.spawn() watcher output keeps coming while foreground commands run unharmed", async () => {
+  await using s = new BashSession();
+  const w = await s.spawn(
+    "i=0; while :; do i=$((i+1)); echo tick $i; echo warn $i >&2; sleep 0.01; done",
+  );
+  for (let i = 0; i < 25; i++) {
+    const r = await s.run(`echo fg ${i}; printf 'x%.0s' {1..100}`);
+    equal(r.output.text, `fg ${i}\n${"x".repeat(100)}`);
+    equal(r.exitCode, 0);
+  }
+  const got = await w.read({ waitMs: 1000 });
+  match(got.text, /tick \d+\nwarn \d+\n/);
+  ok(!got.text.includes("fg "), "foreground output leaked into the watcher");
+  ok(w.running);
+  await w.stop();
+});
+
+test("BackgroundProcess.stop() kills a process that ignores SIGINT and SIGTERM", async () => {
+  const mark = marker();
+  await using s = new BashSession();
+  const p = await s.spawn(
+    `trap '' INT TERM; echo armed; while :; do sleep ${mark}; done`,
+  );
+  await expectOutput(p, "armed");
+  ok((await started(mark)).length > 0);
+  const t0 = performance.now();
+  const status = await p.stop({ graceMs: 400 });
+  const took = performance.now() - t0;
+  equal(status.signal, "SIGKILL");
+  ok(took >= 350 && took < 3000, `stop took ${took} ms`);
+  equal((await gone(mark)).length, 0);
+});
+
+test("BackgroundProcess.stop() kills a daemon that moved to its own session (setsid)", async () => {
+  const mark = marker();
+  await using s = new BashSession();
+  const p = await s.spawn(
+    `setsid sleep ${mark} </dev/null >/dev/null 2>&1 & echo forked; wait`,
+  );
+  await expectOutput(p, "forked");
+  const pids = await started(mark);
+  equal(pids.length, 1);
+  const stat = await exec(["bash", "-c", `cat /proc/${pids[0]}/stat`]);
+  const fields = stat.stdout.text.split(") ")[1].split(" ");
+  ok(Number(fields[3]) !== p.pid, "the daemon left the process's session");
+  await p.stop();
+  equal((await gone(mark)).length, 0);
+});
+
+test("BashSession.close() and restart() kill every spawned process, daemons too", async () => {
+  const a = marker();
+  const b = marker();
+  const s = new BashSession();
+  await s.spawn(`sleep ${a}`);
+  const d = await s.spawn(`setsid sleep ${b} & sleep ${a}`);
+  ok((await started(b)).length > 0);
+  await s.restart();
+  equal(s.processes().length, 0);
+  equal((await gone(a)).length, 0);
+  equal((await gone(b)).length, 0);
+  equal(d.running, false);
+  const c = marker();
+  await s.spawn(`setsid sleep ${c} & sleep ${c}`);
+  equal((await started(c, 2)).length, 2);
+  await s.close();
+  equal((await gone(c)).length, 0);
+  await rejects(s.spawn("true"), TypeError);
+});
+
+test("BashSession.spawn() processes die when the host exits without closing", async () => {
+  const mark = marker();
+  // deno-lint-ignore no-explicit-any
+  const g = globalThis as any;
+  const bin: string = g.Deno ? g.Deno.execPath() : g.process.execPath;
+  const code = `import { BashSession } from ${
+    JSON.stringify(new URL("../mod.ts", import.meta.url).href)
+  };
+const s = new BashSession();
+await s.spawn("setsid sleep ${mark} & sleep ${mark}");
+await new Promise((r) => setTimeout(r, 300));
+console.log("ready");
+if (globalThis.Deno) Deno.exit(0); else process.exit(0);`;
+  const file = `/tmp/bashbox-host-${mark}.mts`;
+  await exec(["bash", "-c", `cat > "${file}"`], { stdin: code });
+  try {
+    const r = await exec(
+      runtime === "deno" ? `"$BIN" run --allow-all "$FILE"` : `"$BIN" "$FILE"`,
+      { env: { BIN: bin, FILE: file }, timeoutMs: 30_000 },
+    );
+    equal(r.stdout.text, "ready\n", r.stderr.text);
+    equal(r.timedOut, false);
+    equal((await gone(mark)).length, 0);
+  } finally {
+    rmSync(file, { force: true });
+  }
+});
+
+test("BashSession.spawn() refuses sandbox and transport sessions with a TypeError", async () => {
+  await using s = new BashSession({ transport: { argv: ["bash"] } });
+  await rejects(s.spawn("true"), /Expected a local session/);
+});
+
+test("BashSession.spawn() tty: python3 REPL computes 1+1", async () => {
+  await using s = new BashSession();
+  const py = await s.spawn("python3 -q", { tty: true });
+  await expectOutput(py, ">>> ");
+  await py.write("import sys; sys.stdin.isatty()\r");
+  await expectOutput(py, "True");
+  await py.write("1+1\r");
+  const out = await expectOutput(py, /^2$/m);
+  ok(!out.includes("\x1b"), "escape codes in read()");
+  await py.write("\x04");
+  equal((await py.wait()).exitCode, 0);
+}, { skip: hasPython ? noTty : "python3 is not installed" });
+
+test(
+  "BashSession.spawn() tty: a password prompt read from the terminal",
+  async () => {
+    await using s = new BashSession();
+    const p = await s.spawn(
+      `read -s -p "Password: " pw </dev/tty; echo; echo "got \${#pw} chars"`,
+      { tty: true },
+    );
+    await expectOutput(p, "Password: ");
+    await p.write("hunter22\r");
+    const out = await expectOutput(p, "got 8 chars");
+    ok(!out.includes("hunter22"), "the password was echoed");
+    equal((await p.wait()).exitCode, 0);
+  },
+  { skip: noTty },
+);
+
+test(
+  "BashSession.spawn() tty: vim opens a file and quits with :q",
+  async () => {
+    const mark = marker();
+    const file = `/tmp/bashbox-vim-${mark}.txt`;
+    await exec(["bash", "-c", `echo first-line-of-file > ${file}`]);
+    try {
+      await using s = new BashSession();
+      const vim = await s.spawn(`vim -u NONE -N -n ${file}`, {
+        tty: true,
+        cols: 60,
+        rows: 12,
+      });
+      const screen = await expectScreen(vim, /first-line-of-file[\s\S]*~/);
+      equal(screen.split("\n")[0], "first-line-of-file");
+      await vim.write(":q\r");
+      equal((await vim.wait()).exitCode, 0);
+      equal((await gone(mark)).length, 0);
+    } finally {
+      rmSync(file, { force: true });
+    }
+  },
+  { skip: noTty || (hasVim ? false : "vim is not installed") },
+);
+
+test(
+  "BashSession.spawn() top -b -n 1 without a terminal, and top's screen with one",
+  async () => {
+    await using s = new BashSession();
+    const batch = await s.spawn("top -b -n 1");
+    equal((await batch.wait()).exitCode, 0);
+    match((await batch.read()).text, /PID\s+USER/);
+    const top = await s.spawn("top -d 0.5", { tty: true, cols: 100, rows: 20 });
+    const screen = await expectScreen(top, /load average[\s\S]*PID\s+USER/);
+    ok(screen.split("\n").length <= 20);
+    await top.resize(120, 30);
+    await expectScreen(top, /PID\s+USER/);
+    await top.write("q");
+    equal((await top.wait()).exitCode, 0);
+  },
+  { skip: noTty || (hasTop ? false : "top is not installed") },
+);
+
+test(
+  "BackgroundProcess.resize() changes what the program sees as its size",
+  async () => {
+    await using s = new BashSession();
+    const p = await s.spawn(
+      `stty size; trap 'stty size' WINCH; echo waiting; while :; do sleep 0.05; done`,
+      { tty: true, cols: 70, rows: 15 },
+    );
+    await expectOutput(p, "15 70");
+    await expectOutput(p, "waiting");
+    await p.resize(90, 33);
+    await expectOutput(p, "33 90");
+    await p.stop();
+  },
+  { skip: noTty },
+);
+
+test("BackgroundProcess.screen() on a process without a terminal throws a TypeError", async () => {
+  await using s = new BashSession();
+  const p = await s.spawn("true");
+  await p.wait();
+  await rejects(p.screen(), TypeError);
+  equal(existsSync(p.logPath), true);
+  await s.close();
+  equal(existsSync(p.logPath), false);
+});
+
+test("BashSession.spawn() checks its options", async () => {
+  await using s = new BashSession();
+  await rejects(s.spawn(""), TypeError);
+  await rejects(s.spawn("true", { cols: 1 }), RangeError);
+  await rejects(s.spawn("true", { env: { "A B": "x" } }), TypeError);
+  const p = await s.spawn("sleep 30");
+  await rejects(p.signal("TERM"), TypeError);
+  await p.signal("SIGHUP");
+  equal((await p.wait()).signal, "SIGHUP");
+});
