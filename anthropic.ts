@@ -38,10 +38,16 @@ import {
 
 // The session types this entry point's API names, for readers of `./anthropic` alone.
 export type {
+  BackgroundProcess,
   BashSession,
   BashSessionOptions,
+  ProcessOutput,
+  ProcessStatus,
+  ReadOptions,
   RunOptions,
   SessionResult,
+  SpawnProcessOptions,
+  StopOptions,
   Transport,
 } from "./session.ts";
 export type { Sandbox } from "./sandbox.ts";

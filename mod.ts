@@ -43,6 +43,14 @@ export {
   OutputCallbackError,
 } from "./exec.ts";
 export {
+  type BackgroundProcess,
+  type ProcessOutput,
+  type ProcessStatus,
+  type ReadOptions,
+  type SpawnProcessOptions,
+  type StopOptions,
+} from "./processes.ts";
+export {
   BashSession,
   type BashSessionOptions,
   type RunOptions,

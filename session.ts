@@ -69,6 +69,14 @@ export type { Capture } from "./_capture.ts";
 export type { Limits } from "./policy.ts";
 export type { Sandbox } from "./sandbox.ts";
 export type { Transport };
+export type {
+  BackgroundProcess,
+  ProcessOutput,
+  ProcessStatus,
+  ReadOptions,
+  SpawnProcessOptions,
+  StopOptions,
+} from "./processes.ts";
 
 /** Options for {@linkcode BashSession}. */
 export interface BashSessionOptions {
