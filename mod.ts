@@ -65,14 +65,18 @@ export {
   BASH_TOOL,
   BashTool,
   type BashToolOptions,
+  type ClientToolDefinition,
   type CommandPolicy,
   type ConversationMessage,
   type MessagesClient,
   type PolicyDecision,
+  PROCESS_TOOLS,
   runAgent,
   type RunAgentOptions,
   type RunnableBash,
   runnableBashTool,
+  type RunnableClientTool,
+  runnableProcessTools,
   type ToolUseLike,
 } from "./anthropic.ts";
 export {

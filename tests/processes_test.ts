@@ -1,6 +1,13 @@
 import { equal, match, ok, rejects } from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
-import { BashSession, exec } from "../mod.ts";
+import {
+  type AuditRecord,
+  BashSession,
+  BashTool,
+  exec,
+  PROCESS_TOOLS,
+  runnableProcessTools,
+} from "../mod.ts";
 import type { BackgroundProcess } from "../processes.ts";
 import { runtime, test } from "./_harness.ts";
 import { marker } from "./_procs.ts";
@@ -392,3 +399,125 @@ test("BashSession.spawn() checks its options", async () => {
   await p.signal("SIGHUP");
   equal((await p.wait()).signal, "SIGHUP");
 });
+
+// ---------------------------------------------------------------------------
+// The process tools, through BashTool.handle.
+
+test("BashTool.handle() process_start/read/write/list/stop drive a background process", async () => {
+  const mark = marker();
+  const audit: AuditRecord[] = [];
+  await using tool = new BashTool({
+    audit: { write: (r) => void audit.push(r) },
+    redact: (t) => t.replaceAll("s3cr3t", "[REDACTED]"),
+  });
+  await tool.handle({ id: "a", name: "bash", input: { command: "cd /tmp" } });
+  const start = await tool.handle({
+    id: "b",
+    name: "process_start",
+    input: {
+      command:
+        `echo "in $PWD token s3cr3t"; while read l; do echo "got $l"; done; sleep ${mark}`,
+      until: "token",
+      wait_ms: 10_000,
+    },
+  });
+  equal(start.is_error, undefined, String(start.content));
+  const text = String(start.content);
+  match(text, /^Started: Process p1 \(pid \d+\) .* — running for \d+\.\d s/);
+  match(text, /in \/tmp token \[REDACTED\]/);
+  match(text, /process_read \{"id": "p1"\}/);
+  const w = await tool.handle({
+    id: "c",
+    name: "process_write",
+    input: { id: "p1", text: "hello\n", until: "got hello", wait_ms: 10_000 },
+  });
+  match(String(w.content), /got hello/);
+  const idle = await tool.handle({
+    id: "d",
+    name: "process_read",
+    input: { id: "p1", wait_ms: 0 },
+  });
+  match(String(idle.content), /\(no new output\)/);
+  const list = await tool.handle({ id: "e", name: "process_list", input: {} });
+  match(String(list.content), /Process p1 .* running for/);
+  const stop = await tool.handle({
+    id: "f",
+    name: "process_stop",
+    input: { id: "p1" },
+  });
+  match(String(stop.content), /^Stopped: Process p1 .* (ended by|exited)/);
+  equal((await gone(mark)).length, 0);
+  const bad = await tool.handle({
+    id: "g",
+    name: "process_read",
+    input: { id: "p9" },
+  });
+  equal(bad.is_error, true);
+  match(String(bad.content), /Expected the id of a process \(p1\)/);
+  const starts = audit.filter((r) => r.event === "start").map((r) => r.command);
+  ok(starts.some((c) => c.includes("while read l")));
+  ok(starts.includes("(process_stop p1)"));
+  ok(audit.every((r) => !JSON.stringify(r).includes("s3cr3t")));
+});
+
+test("BashTool.handle() process_start is judged by the policy like bash", async () => {
+  await using tool = new BashTool({
+    policy: {
+      check: (c) =>
+        c.includes("forbidden")
+          ? { decision: "deny", reason: "not this one" }
+          : { decision: "allow", reason: "ok" },
+    },
+  });
+  const r = await tool.handle({
+    id: "a",
+    name: "process_start",
+    input: { command: "echo forbidden" },
+  });
+  equal(r.is_error, true);
+  match(String(r.content), /refused by policy: not this one/);
+  equal(tool.session.processes().length, 0);
+  const results = await tool.handleAll({
+    content: [
+      { type: "text", text: "x" },
+      {
+        type: "tool_use",
+        id: "b",
+        name: "process_start",
+        input: { command: "echo fine", until: "fine", wait_ms: 5000 },
+      },
+      { type: "tool_use", id: "c", name: "process_list", input: {} },
+    ],
+  });
+  equal(results.length, 2);
+  match(String(results[0].content), /fine/);
+  match(String(results[1].content), /Process p1/);
+});
+
+test(
+  "BashTool.handle() process_read screen returns a tty process's screen",
+  async () => {
+    await using tool = new BashTool();
+    const r = await tool.handle({
+      id: "a",
+      name: "process_start",
+      input: {
+        command: "printf '\\033[2J\\033[Htop-left\\033[5;10Hmiddle'; sleep 30",
+        tty: true,
+        until: "middle",
+        wait_ms: 10_000,
+      },
+    });
+    ok(!String(r.content).includes("\x1b"), String(r.content));
+    const s = await tool.handle({
+      id: "b",
+      name: "process_read",
+      input: { id: "p1", screen: true },
+    });
+    match(String(s.content), /--- screen ---\ntop-left\n\n\n\n {9}middle\n/);
+    const [start] = runnableProcessTools(tool);
+    equal(start.name, "process_start");
+    equal(PROCESS_TOOLS.length, 5);
+  },
+  { skip: noTty },
+);
