@@ -294,9 +294,11 @@ test("BashSession.spawn() tty: python3 REPL computes 1+1", async () => {
   const py = await s.spawn("python3 -q", { tty: true });
   await expectOutput(py, ">>> ");
   await py.write("import sys; sys.stdin.isatty()\r");
-  await expectOutput(py, "True");
+  // Each line is typed once the prompt is back (input typed while readline
+  // switches the terminal's mode may be flushed).
+  await expectOutput(py, /True\n>>> $/);
   await py.write("1+1\r");
-  const out = await expectOutput(py, /^2$/m);
+  const out = await expectOutput(py, /^2\n>>> $/m);
   ok(!out.includes("\x1b"), "escape codes in read()");
   await py.write("\x04");
   equal((await py.wait()).exitCode, 0);
