@@ -123,6 +123,15 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Called with every chunk the command prints (a copy the callee may keep). */
   onOutput?: (chunk: Uint8Array, stream: "stdout" | "stderr") => void;
+  /**
+   * What the deadline does: `"kill"` (default) stops the command;
+   * `"background"` runs the command as a {@linkcode BashSession.spawn}
+   * process from the start and, should the deadline pass, returns with
+   * `timedOut: true` and the still-running process in `background`. In that
+   * mode the command's own state changes (`cd`, variables) stay in its
+   * process, output is merged, and `onOutput` is not called.
+   */
+  onTimeout?: "kill" | "background";
 }
 
 /** What {@linkcode BashSession.run} returns. */
@@ -145,6 +154,8 @@ export interface SessionResult {
   cwd: string;
   /** Wall time of the call, queueing excluded. */
   durationMs: number;
+  /** With `onTimeout: "background"`: the process still running at the deadline. */
+  background?: BackgroundProcess;
 }
 
 const encoder = new TextEncoder();
@@ -668,6 +679,9 @@ export class BashSession {
    * ```
    */
   run(command: string, options: RunOptions = {}): Promise<SessionResult> {
+    if (options?.onTimeout !== undefined && options.onTimeout !== "kill") {
+      return this.#runToBackground(command, options);
+    }
     try {
       this.#assertOpen();
       checkCommand(command);
@@ -1041,6 +1055,58 @@ export class BashSession {
    */
   processes(): BackgroundProcess[] {
     return this.#processTable?.list() ?? [];
+  }
+
+  /** {@linkcode run} with `onTimeout: "background"`. */
+  async #runToBackground(
+    command: string,
+    options: RunOptions,
+  ): Promise<SessionResult> {
+    if (options.onTimeout !== "background") {
+      throw new TypeError(
+        `Expected onTimeout to be "kill" or "background", got ${
+          JSON.stringify(options.onTimeout)
+        }`,
+      );
+    }
+    this.#assertOpen();
+    checkCommand(command);
+    const timeoutMs = options.timeoutMs === undefined
+      ? this.#timeoutMs
+      : checkDuration("timeoutMs", options.timeoutMs);
+    const signal = checkSignal(options.signal);
+    if (signal?.aborted) throw abortedBeforeStart(signal);
+    const proc = await this.spawn(command);
+    const started = performance.now();
+    let aborted = false;
+    let wake!: () => void;
+    const woken = new Promise<void>((r) => wake = r);
+    const timer = setTimeout(wake, timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      wake();
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    await Promise.race([proc.wait(), woken]);
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+    if (aborted && proc.running) {
+      await proc.stop({ graceMs: this.#killGraceMs });
+    }
+    const status = proc.status;
+    const output = proc.output();
+    await proc.read({ maxBytes: 1 }); // what the result holds is read
+    return {
+      output,
+      exitCode: status?.exitCode ?? null,
+      signal: status?.signal ?? null,
+      timedOut: status === null,
+      aborted,
+      restarted: false,
+      cwd: this.#cwd,
+      durationMs: performance.now() - started,
+      ...(status === null ? { background: proc } : {}),
+    };
   }
 
   /** Stops and forgets every spawned process (restart, close). */

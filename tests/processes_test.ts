@@ -523,3 +523,36 @@ test(
   },
   { skip: noTty },
 );
+
+test('BashSession.run() with onTimeout: "background" returns the process still running at the deadline', async () => {
+  const mark = marker();
+  await using s = new BashSession();
+  const quick = await s.run("echo fast; exit 4", {
+    onTimeout: "background",
+    timeoutMs: 5000,
+  });
+  equal(quick.output.text, "fast\n");
+  equal(quick.exitCode, 4);
+  equal(quick.timedOut, false);
+  equal(quick.background, undefined);
+  const slow = await s.run(
+    `echo building; sleep 0.5; echo built; sleep ${mark}`,
+    { onTimeout: "background", timeoutMs: 200 },
+  );
+  equal(slow.timedOut, true);
+  equal(slow.exitCode, null);
+  equal(slow.output.text, "building\n");
+  const p = slow.background!;
+  ok(p.running);
+  ok((await started(mark)).length > 0, "the command was not killed");
+  equal((await p.read({ until: "built", waitMs: 10_000 })).text, "built\n");
+  equal(s.processes()[1], p);
+  await s.close();
+  equal((await gone(mark)).length, 0);
+  await rejects(
+    new BashSession().run("true", {
+      onTimeout: "later" as unknown as "kill",
+    }),
+    TypeError,
+  );
+});
