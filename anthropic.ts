@@ -1403,7 +1403,7 @@ export function runnableBashTool(tool: BashTool): RunnableBash {
 /** What {@linkcode runAgent} reports as it goes. */
 export type AgentEvent =
   | { type: "text"; text: string }
-  | { type: "tool_use"; id: string; input: unknown }
+  | { type: "tool_use"; id: string; input: unknown; name?: string }
   | { type: "tool_result"; block: ToolResultBlock }
   | { type: "stop"; reason: string };
 
@@ -1459,6 +1459,11 @@ export interface RunAgentOptions {
    * and carried out through the same session (default: not offered).
    */
   editor?: EditorTool;
+  /**
+   * Offer {@linkcode PROCESS_TOOLS} beside bash (default true; answered by
+   * `tool`).
+   */
+  processTools?: boolean;
   /** Most model calls, retries included (default 20). */
   maxTurns?: number;
   /** `max_tokens` of each call (default 4096). */
@@ -1545,6 +1550,7 @@ export class AgentError extends Error {
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const { client, model, prompt, system, tool, editor, onEvent } = options;
+  const processTools = options.processTools !== false;
   const maxTurns = options.maxTurns ?? 20;
   if (!Number.isInteger(maxTurns) || maxTurns < 1) {
     throw new RangeError(
@@ -1575,7 +1581,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         model,
         max_tokens: maxTokens,
         ...(system ? { system } : {}),
-        tools: [BASH_TOOL, ...(editor ? [editor.definition] : [])],
+        tools: [
+          BASH_TOOL,
+          ...(processTools ? PROCESS_TOOLS : []),
+          ...(editor ? [editor.definition] : []),
+        ],
         messages,
       });
       if (!Array.isArray(response?.content)) {
@@ -1621,14 +1631,22 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     const results: ToolResultBlock[] = [];
     for (const call of calls) {
       const id = String(call.id ?? "");
-      onEvent?.({ type: "tool_use", id, input: call.input });
-      const block = call.name === BASH_TOOL.name
+      onEvent?.({
+        type: "tool_use",
+        id,
+        input: call.input,
+        name: String(call.name),
+      });
+      const block = call.name === BASH_TOOL.name ||
+          processTools && PROCESS_TOOL_NAMES.has(String(call.name))
         ? await tool.handle({ id, name: call.name, input: call.input })
         : editor && call.name === editor.definition.name
         ? await editor.handle({ id, name: call.name, input: call.input })
         : errorToolResult(
           id,
           `Unknown tool "${call.name}": only "bash"${
+            processTools ? ", the process tools" : ""
+          }${
             editor ? ` and "${editor.definition.name}" are` : " is"
           } available`,
         );

@@ -925,9 +925,12 @@ export function describeEvent(
       if (input?.restart === true) {
         return `\n${paint(color, "1", "$ (restart the shell)")}\n`;
       }
-      const text = typeof input?.command === "string"
+      const shown = typeof input?.command === "string"
         ? input.command
         : JSON.stringify(input);
+      const text = event.name && event.name !== "bash"
+        ? `(${event.name}) ${shown}`
+        : shown;
       return `\n${paint(color, "1", `$ ${text.replaceAll("\n", "\n  ")}`)}\n`;
     }
     case "tool_result": {
@@ -1041,10 +1044,56 @@ export const DEMO_TURNS: readonly ScriptedTurn[] = [
     stop_reason: "tool_use",
   },
   {
+    content: [
+      {
+        type: "text",
+        text:
+          "Now a dev server in the background: start it, wait until it serves.",
+      },
+      {
+        type: "tool_use",
+        id: "toolu_demo_8",
+        name: "process_start",
+        input: {
+          command:
+            "python3 -u -m http.server 0 --bind 127.0.0.1 2>&1 | tee server.log",
+          until: "Serving HTTP",
+          wait_ms: 10000,
+        },
+      },
+    ],
+    stop_reason: "tool_use",
+  },
+  {
+    content: [
+      {
+        type: "text",
+        text: "It serves. Probe it from the shell, then stop it.",
+      },
+      {
+        type: "tool_use",
+        id: "toolu_demo_9",
+        name: "bash",
+        input: {
+          command:
+            "port=$(grep -o 'port [0-9]*' server.log | head -1 | cut -d' ' -f2)\n" +
+            "curl -s http://127.0.0.1:$port/greet.sh | tail -n 1",
+        },
+      },
+      {
+        type: "tool_use",
+        id: "toolu_demo_10",
+        name: "process_stop",
+        input: { id: "p1" },
+      },
+    ],
+    stop_reason: "tool_use",
+  },
+  {
     content: [{
       type: "text",
       text:
-        "Done: the script ran, the failure and the timeout were reported, and the restart gave a fresh shell.",
+        "Done: the script ran, the failure and the timeout were reported, the restart gave a fresh shell, and the server was started, probed and stopped.",
     }],
     stop_reason: "end_turn",
   },

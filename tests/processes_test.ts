@@ -556,3 +556,33 @@ test('BashSession.run() with onTimeout: "background" returns the process still r
     TypeError,
   );
 });
+
+test(
+  "runAgent() offline demo starts, probes and stops a background server",
+  async () => {
+    // deno-lint-ignore no-explicit-any
+    const g = globalThis as any;
+    const bin: string = g.Deno ? g.Deno.execPath() : g.process.execPath;
+    const cli = new URL("../cli.ts", import.meta.url).pathname;
+    const r = await exec(
+      runtime === "deno"
+        ? `"$BIN" run --allow-run=bash --allow-read --allow-write --allow-env --allow-net=127.0.0.1 "$CLI" demo`
+        : `"$BIN" "$CLI" demo`,
+      { env: { BIN: bin, CLI: cli }, timeoutMs: 60_000 },
+    );
+    equal(r.exitCode, 0, r.stderr.text);
+    match(r.stdout.text, /\$ \(process_start\) python3 -u -m http.server/);
+    match(r.stdout.text, /✓ Serving HTTP on 127\.0\.0\.1 port \d+/);
+    match(r.stdout.text, /✓ echo "Hello from \$\(basename "\$PWD"\), \$1!"/);
+    match(
+      r.stdout.text,
+      /✓ Stopped: Process p1 .*\n.*\n.*"GET \/greet.sh HTTP\/1.1" 200/,
+    );
+  },
+  {
+    skip: hasPython && hasCurl
+      ? false
+      : "the demo's server needs python3 and curl",
+    timeoutMs: 90_000,
+  },
+);
