@@ -1460,8 +1460,8 @@ export interface RunAgentOptions {
    */
   editor?: EditorTool;
   /**
-   * Offer {@linkcode PROCESS_TOOLS} beside bash (default true; answered by
-   * `tool`).
+   * Offer {@linkcode PROCESS_TOOLS} beside bash, answered by `tool`
+   * (default false: only bash, and the editor when given).
    */
   processTools?: boolean;
   /** Most model calls, retries included (default 20). */
@@ -1550,7 +1550,7 @@ export class AgentError extends Error {
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const { client, model, prompt, system, tool, editor, onEvent } = options;
-  const processTools = options.processTools !== false;
+  const processTools = options.processTools === true;
   const maxTurns = options.maxTurns ?? 20;
   if (!Number.isInteger(maxTurns) || maxTurns < 1) {
     throw new RangeError(

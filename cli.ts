@@ -1135,8 +1135,9 @@ async function demo(
       model: options.model ?? DEFAULT_MODEL,
       prompt: offline
         ? "Show what the bash tool can do."
-        : "In the current directory, write a script greet.sh with a heredoc and run it; read a missing file; run `sleep 30` (it will time out); restart the shell and show that its state is gone. Be brief.",
+        : "In the current directory, write a script greet.sh with a heredoc and run it; read a missing file; run `sleep 30` (it will time out); restart the shell and show that its state is gone; start `python3 -u -m http.server 0 --bind 127.0.0.1` with process_start, fetch a page from it with curl, and stop it. Be brief.",
       tool,
+      processTools: true,
       maxTurns: 10,
       onEvent: (e) => io.out(describeEvent(e, { color: io.color })),
     });
