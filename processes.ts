@@ -245,6 +245,8 @@ export class ProcessTable {
     const dir = mkdtempSync(join(tmpdir(), "bashbox-proc-"));
     const lines = [
       state.text,
+      // The session says TERM=dumb; a terminal process has a real terminal.
+      tty ? "export TERM=xterm-256color" : "",
       ...Object.entries(env).map(([k, v]) => `export ${k}=${quote(v)}`),
       `export BASHBOX_PROCESS=${token}`,
       `builtin cd -- ${quote(state.cwd)} || exit 126`,
