@@ -14,8 +14,8 @@
  *
  * With `tty: true` the process gets a pseudo-terminal: on Bun through
  * `Bun.spawn`'s built-in terminal, on Deno through util-linux `script`. A
- * headless terminal emulator (`@xterm/headless`, loaded only when a terminal
- * process asks for its screen) keeps the screen.
+ * headless terminal emulator (`@xterm/headless`, imported dynamically when the
+ * first terminal process starts) keeps the screen.
  *
  * @example
  * ```ts
@@ -116,6 +116,8 @@ export interface StopOptions {
 }
 
 const DEFAULT_READ_BYTES = 64 * 1024;
+/** Terminal output kept for the emulator while it loads. */
+const TERM_FEED_CAP = 4 * 1024 * 1024;
 const DEFAULT_STOP_GRACE_MS = 1000;
 /** Bytes kept between reads; more is dropped from the front (still in the log). */
 const PENDING_CAP = 1024 * 1024;
@@ -399,8 +401,11 @@ export class BackgroundProcess {
   #group: GroupProcess | null = null;
   // deno-lint-ignore no-explicit-any
   #bunProc: any = null;
-  #terminal: Promise<HeadlessTerminal> | null = null;
+  #term: HeadlessTerminal | null = null;
+  #termLoad: Promise<void> | null = null;
+  #termError: unknown = null;
   #termFeed: Uint8Array[] = [];
+  #termFeedBytes = 0;
   #cols: number;
   #rows: number;
   #removeSweep: () => void;
@@ -416,6 +421,19 @@ export class BackgroundProcess {
     this.#capture = new CaptureBuffer(init.headBytes, init.tailBytes);
     this.#logFd = openSync(join(init.dir, "output.log"), "w", 0o600);
     this.#removeSweep = addExitSweep(() => this.#sweepSync());
+    if (init.tty) {
+      // Loaded now (a dynamic import: the core import stays free of npm
+      // packages), so the screen follows the output as it comes.
+      this.#termLoad = loadTerminal(init.cols, init.rows).then((term) => {
+        term.resize(this.#cols, this.#rows);
+        for (const c of this.#termFeed) term.write(c);
+        this.#termFeed = [];
+        this.#term = term;
+      }, (error) => {
+        this.#termError = error;
+        this.#termFeed = [];
+      });
+    }
     const bash = init.shell;
     const onChunk = (chunk: Uint8Array) => this.#push(chunk);
     let exited: Promise<ProcessStatus>;
@@ -560,8 +578,17 @@ export class BackgroundProcess {
       this.#dropped += first.length;
     }
     if (this.tty) {
-      if (this.#terminal) this.#terminal.then((t) => t.write(copy));
-      else this.#termFeed.push(copy);
+      if (this.#term) this.#term.write(copy);
+      else if (this.#termError === null) {
+        // Until the emulator is loaded: the last TERM_FEED_CAP bytes.
+        this.#termFeed.push(copy);
+        this.#termFeedBytes += copy.length;
+        while (
+          this.#termFeedBytes > TERM_FEED_CAP && this.#termFeed.length > 1
+        ) {
+          this.#termFeedBytes -= this.#termFeed.shift()!.length;
+        }
+      }
     }
     this.#wake();
   }
@@ -658,7 +685,7 @@ export class BackgroundProcess {
 
   /**
    * The terminal's current screen as plain text, one line per row, trailing
-   * blanks trimmed (only for `tty` processes; loads `@xterm/headless`).
+   * blanks trimmed (only for `tty` processes; rendered by `@xterm/headless`).
    */
   async screen(): Promise<string> {
     if (!this.tty) {
@@ -666,13 +693,13 @@ export class BackgroundProcess {
         `Expected a terminal process (spawned with tty: true), got ${this.id} without one`,
       );
     }
-    if (this.#terminal === null) {
-      this.#terminal = loadTerminal(this.#cols, this.#rows);
-      const term = await this.#terminal;
-      for (const c of this.#termFeed) term.write(c);
-      this.#termFeed = [];
+    await this.#termLoad;
+    const term = this.#term;
+    if (term === null) {
+      throw new Error(
+        `No terminal emulator for ${this.id}: ${messageOf(this.#termError)}`,
+      );
     }
-    const term = await this.#terminal;
     await new Promise<void>((r) => term.write("", r));
     const buf = term.buffer.active;
     const lines: string[] = [];
@@ -729,7 +756,7 @@ export class BackgroundProcess {
     }
     this.#cols = cols;
     this.#rows = rows;
-    if (this.#terminal) (await this.#terminal).resize(cols, rows);
+    this.#term?.resize(cols, rows);
     if (!this.running) return;
     if (this.#bunProc) {
       this.#bunProc.terminal.resize(cols, rows);
@@ -821,13 +848,19 @@ export class BackgroundProcess {
   /** Stops the process (if running) and removes its log file. */
   async dispose(): Promise<void> {
     await this.stop({ graceMs: 0 });
-    if (this.#terminal) (await this.#terminal.catch(() => null))?.dispose();
+    await this.#termLoad;
+    this.#term?.dispose();
+    this.#term = null;
     try {
       rmSync(this.#init.dir, { recursive: true, force: true });
     } catch {
       // already removed
     }
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 async function runBash(
