@@ -832,9 +832,9 @@ export class BackgroundProcess {
         await this.#signalAll(step.signal);
       }
     }
-    // Whatever is left (daemons, children that outlived the leader).
-    await this.#signalAll("SIGKILL");
+    if (this.running) await this.#signalAll("SIGKILL");
     const status = await this.#done;
+    // Whatever is left (daemons, children that outlived the leader).
     await this.#signalAll("SIGKILL");
     this.#removeSweep();
     return status;
