@@ -1109,11 +1109,9 @@ export class BashSession {
     };
   }
 
-  /** Stops and forgets every spawned process (restart, close). */
+  /** Stops and forgets every spawned process (restart, close); ids are not reused. */
   async #stopProcesses(): Promise<void> {
-    const table = this.#processTable;
-    this.#processTable = null;
-    if (table) await table.disposeAll();
+    await this.#processTable?.disposeAll();
   }
 }
 

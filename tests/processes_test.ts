@@ -245,6 +245,8 @@ test("BashSession.close() and restart() kill every spawned process, daemons too"
   ok((await started(b)).length > 0);
   await s.restart();
   equal(s.processes().length, 0);
+  const after = await s.spawn("true");
+  equal(after.id, "p3", "ids are not reused after a restart");
   equal((await gone(a)).length, 0);
   equal((await gone(b)).length, 0);
   equal(d.running, false);
