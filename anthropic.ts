@@ -277,6 +277,16 @@ export interface BashToolOptions {
   benignExitCodes?: Readonly<Record<string, readonly number[]>>;
 }
 
+/** Per-call options of {@linkcode BashTool.handle}, for hosts that run a call on behalf of another protocol (such as MCP). */
+export interface HandleOptions {
+  /** Deadline of this command in milliseconds (default: the tool's `timeoutMs`). */
+  timeoutMs?: number;
+  /** Stops the command the way a deadline does; its result says ABORTED. */
+  signal?: AbortSignal;
+  /** Called with every chunk the command prints, after the tool's own spill handling. */
+  onOutput?: (chunk: Uint8Array, stream: "stdout" | "stderr") => void;
+}
+
 const DEFAULT_SPILL_MAX_BYTES = 64 * 1024 * 1024;
 
 function describeInput(input: unknown): string {
@@ -536,7 +546,10 @@ export class BashTool {
    * assert.equal(bad.is_error, true);
    * ```
    */
-  handle(toolUse: ToolUseLike): Promise<ToolResultBlock> {
+  handle(
+    toolUse: ToolUseLike,
+    options: HandleOptions = {},
+  ): Promise<ToolResultBlock> {
     if (
       toolUse === null || typeof toolUse !== "object" ||
       typeof toolUse.id !== "string" || toolUse.id === ""
@@ -563,7 +576,9 @@ export class BashTool {
         ),
       );
     }
-    const result = this.#queue.then(() => this.#answer(id, name, input));
+    const result = this.#queue.then(() =>
+      this.#answer(id, name, input, options)
+    );
     this.#queue = result.catch(() => {});
     return result;
   }
@@ -573,9 +588,10 @@ export class BashTool {
     id: string,
     name: unknown,
     input: unknown,
+    options: HandleOptions,
   ): Promise<ToolResultBlock> {
     try {
-      return await this.#dispatch(id, name, input);
+      return await this.#dispatch(id, name, input, options);
     } catch (error) {
       return errorToolResult(
         id,
@@ -588,6 +604,7 @@ export class BashTool {
     id: string,
     name: unknown,
     input: unknown,
+    options: HandleOptions,
   ): Promise<ToolResultBlock> {
     if (typeof name === "string" && PROCESS_TOOL_NAMES.has(name)) {
       return await this.#processCall(id, name, input);
@@ -635,7 +652,7 @@ export class BashTool {
         "The session is closed: the command was not run",
       );
     }
-    return await this.#run(id, command);
+    return await this.#run(id, command, options);
   }
 
   /**
@@ -830,7 +847,12 @@ export class BashTool {
     return { decision, reason };
   }
 
-  async #run(id: string, command: string): Promise<ToolResultBlock> {
+  async #run(
+    id: string,
+    command: string,
+    options: HandleOptions = {},
+  ): Promise<ToolResultBlock> {
+    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
     const started = performance.now();
     const { decision, reason } = await this.#judge(command);
     const shownReason = reason === undefined
@@ -874,11 +896,17 @@ export class BashTool {
         this.#cwd = this.#session.cwd;
       }
       previousCwd = this.#cwd;
+      const extra = options.onOutput;
       result = await this.#session.run(command, {
-        timeoutMs: this.#options.timeoutMs,
-        onOutput: spills
-          ? (chunk, stream) =>
-            (stream === "stderr" ? spills.stderr : spills.stdout).add(chunk)
+        timeoutMs,
+        signal: options.signal,
+        onOutput: spills || extra
+          ? (chunk, stream) => {
+            if (spills) {
+              (stream === "stderr" ? spills.stderr : spills.stdout).add(chunk);
+            }
+            extra?.(chunk, stream);
+          }
           : undefined,
       });
     } catch (error) {
@@ -923,7 +951,7 @@ export class BashTool {
       block = toToolResult(id, result, {
         command,
         maxChars: this.#maxChars,
-        timeoutMs: this.#options.timeoutMs ?? undefined,
+        timeoutMs: timeoutMs ?? undefined,
         previousCwd,
         spillPath: out.path,
         spillCappedAt: out.cappedAt,
@@ -1403,7 +1431,7 @@ export function runnableBashTool(tool: BashTool): RunnableBash {
 /** What {@linkcode runAgent} reports as it goes. */
 export type AgentEvent =
   | { type: "text"; text: string }
-  | { type: "tool_use"; id: string; input: unknown; name?: string }
+  | { type: "tool_use"; id: string; name: string; input: unknown }
   | { type: "tool_result"; block: ToolResultBlock }
   | { type: "stop"; reason: string };
 
@@ -1634,8 +1662,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       onEvent?.({
         type: "tool_use",
         id,
+        name: String(call.name ?? ""),
         input: call.input,
-        name: String(call.name),
       });
       const block = call.name === BASH_TOOL.name ||
           processTools && PROCESS_TOOL_NAMES.has(String(call.name))

@@ -1,11 +1,12 @@
 /**
- * The bashbox command line: `run`, `repl`, `agent` and `demo`.
+ * The bashbox command line: `run`, `repl`, `agent`, `demo` and `mcp`.
  *
  * ```sh
  * deno run --allow-run=bash --allow-read --allow-write --allow-env --allow-net cli.ts demo
  * ```
  *
- * The `@anthropic-ai/sdk` package is loaded only by `agent` and `demo`.
+ * The `@anthropic-ai/sdk` package is loaded only by `agent` and `demo`, the
+ * MCP server package only by `mcp`.
  *
  * @example
  * ```ts
@@ -24,7 +25,7 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { ScriptedTurn } from "./_fake_api.ts";
 import {
   type AgentEvent,
@@ -33,6 +34,7 @@ import {
   runAgent,
 } from "./anthropic.ts";
 import { jsonlAudit } from "./audit.ts";
+import { EditorTool } from "./editor.ts";
 import { describeStatus } from "./format.ts";
 import { Policy, type PolicyOptions } from "./policy.ts";
 import { redactor } from "./redact.ts";
@@ -124,12 +126,17 @@ Usage:
       line editing and history, Ctrl-C stops the running command,
       Ctrl-D or "exit" at the prompt leaves
   ${name} agent [options] <task...>
-      run a model on the task (needs ANTHROPIC_API_KEY); policy readonly
-      unless --allow-all or --policy; commands the policy asks about are
-      put to you on a terminal (y/n/always) and refused otherwise
+      run a model on the task (needs ANTHROPIC_API_KEY) with the bash and
+      text editor tools, both through one shell; policy readonly unless
+      --allow-all or --policy; commands the policy asks about are put to
+      you on a terminal (y/n/always) and refused otherwise
   ${name} demo [--api]
       end-to-end demo, offline: a loopback fake of the Messages API drives
-      the real SDK client and real bash; --api uses the real API instead
+      the real SDK client, real bash and the editor (an edit, then a test
+      run); --api uses the real API instead
+  ${name} mcp [--http] [options]
+      bashbox's bash as an MCP server, over stdio or Streamable HTTP;
+      "${name} mcp --help" lists its options
 
 Options:
   --timeout <ms>      deadline per command (default 120000)
@@ -312,6 +319,11 @@ function existingDirectory(dir: string | undefined): string | undefined {
  */
 export async function main(args: string[], io: CliIo): Promise<number> {
   const name = io.name ?? "bashbox";
+  if (args[0] === "mcp") {
+    // The MCP package is loaded only for this subcommand.
+    const { mcpMain } = await import("./_mcp_cli.ts");
+    return await mcpMain(args.slice(1), io);
+  }
   const parsed: Parsed = { values: {}, flags: {}, rest: [] };
   try {
     parseArgs(args, parsed);
@@ -326,11 +338,11 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     }
     if (command !== undefined && !ALLOWED[command]) {
       throw new UsageError(
-        `Unknown command "${command}": expected run, repl, agent or demo`,
+        `Unknown command "${command}": expected run, repl, agent, demo or mcp`,
       );
     }
     if (command === undefined) {
-      throw new UsageError("Expected a command: run, repl, agent or demo");
+      throw new UsageError("Expected a command: run, repl, agent, demo or mcp");
     }
     if ((command === "repl" || command === "demo") && rest.length > 0) {
       throw new UsageError(
@@ -398,7 +410,9 @@ export async function main(args: string[], io: CliIo): Promise<number> {
           ? undefined
           : common.policy ?? Policy.readOnly();
         const keys = io.terminal ? new Keys(io.terminal) : undefined;
-        const tool = makeTool({ ...common, policy }, askOn(io, keys));
+        const ask = askOn(io, keys);
+        const tool = makeTool({ ...common, policy }, ask);
+        const editor = makeEditor(tool, { ...common, policy }, ask);
         try {
           const client = await anthropicClient({
             apiKey: key,
@@ -411,11 +425,13 @@ export async function main(args: string[], io: CliIo): Promise<number> {
             model: values.model ?? DEFAULT_MODEL,
             prompt: rest.join(" "),
             tool,
+            editor,
             maxTurns,
             onEvent: (e) => io.out(describeEvent(e, { color: io.color })),
           });
           return run.stopReason === "end_turn" ? 0 : 1;
         } finally {
+          await editor.close();
           await tool.close();
         }
       }
@@ -479,6 +495,26 @@ function loadPolicy(spec: string): Policy {
       `The policy file ${spec} is not valid: ${(error as Error).message}`,
     );
   }
+}
+
+/**
+ * The text editor tool beside a bash tool: it works through the same session,
+ * so its edits land where bash runs, under the same policy, audit and redaction.
+ */
+function makeEditor(
+  tool: BashTool,
+  options: CommonOptions,
+  onAsk?: (command: string, reason: string) => Promise<boolean>,
+): EditorTool {
+  return new EditorTool({
+    session: tool.session,
+    sessionId: tool.sessionId,
+    timeoutMs: options.timeoutMs,
+    policy: options.policy,
+    onAsk,
+    audit: options.audit ? jsonlAudit(options.audit) : undefined,
+    redact: redactor(options.env),
+  });
 }
 
 function makeTool(
@@ -907,8 +943,17 @@ async function readLine(
  *
  * assert.equal(describeEvent({ type: "stop", reason: "end_turn" }), "\n[stopped: end_turn]\n");
  * assert.equal(
- *   describeEvent({ type: "tool_use", id: "t1", input: { command: "ls" } }, { color: true }),
+ *   describeEvent({ type: "tool_use", id: "t1", name: "bash", input: { command: "ls" } }, { color: true }),
  *   "\n\x1b[1m$ ls\x1b[0m\n",
+ * );
+ * assert.equal(
+ *   describeEvent({
+ *     type: "tool_use",
+ *     id: "t2",
+ *     name: "str_replace_based_edit_tool",
+ *     input: { command: "view", path: "/tmp/a.txt" },
+ *   }),
+ *   "\n✎ view /tmp/a.txt\n",
  * );
  * ```
  */
@@ -921,16 +966,38 @@ export function describeEvent(
     case "text":
       return `${paint(color, "36", "assistant:")} ${event.text}\n`;
     case "tool_use": {
-      const input = event.input as { command?: unknown; restart?: unknown };
+      const input = event.input as {
+        command?: unknown;
+        restart?: unknown;
+        path?: unknown;
+      };
+      if (event.name && event.name.startsWith("process_")) {
+        const shown = typeof input?.command === "string"
+          ? input.command
+          : JSON.stringify(input);
+        return `\n${
+          paint(
+            color,
+            "1",
+            `$ (${event.name}) ${shown.replaceAll("\n", "\n  ")}`,
+          )
+        }\n`;
+      }
+      if (event.name && event.name !== "bash") {
+        // The editor: its command and path, not the file's content.
+        const what = typeof input?.command === "string" &&
+            typeof input?.path === "string"
+          ? `${input.command} ${input.path}`
+          : JSON.stringify(input);
+        return `\n${paint(color, "1", `✎ ${what}`)}\n`;
+      }
       if (input?.restart === true) {
         return `\n${paint(color, "1", "$ (restart the shell)")}\n`;
       }
       const shown = typeof input?.command === "string"
         ? input.command
         : JSON.stringify(input);
-      const text = event.name && event.name !== "bash"
-        ? `(${event.name}) ${shown}`
-        : shown;
+      const text = shown;
       return `\n${paint(color, "1", `$ ${text.replaceAll("\n", "\n  ")}`)}\n`;
     }
     case "tool_result": {
@@ -948,165 +1015,241 @@ export function describeEvent(
 }
 
 /**
- * The scripted conversation of the offline demo.
+ * The scripted conversation of the offline demo, working in `dir` (an
+ * absolute path: the text editor tool takes absolute paths only). It writes a
+ * script with bash, writes its test with the editor, runs the test (it fails),
+ * fixes the script with `str_replace` and runs the test again (it passes),
+ * then shows a failure, a timeout and a restart.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { DEMO_TURNS } from "./cli.ts";
+ * import { demoTurns } from "./cli.ts";
  *
- * assert.equal(DEMO_TURNS.at(-1)?.stop_reason, "end_turn");
+ * const turns = demoTurns("/tmp/demo");
+ * assert.equal(turns.at(-1)?.stop_reason, "end_turn");
+ * const edits = turns.flatMap((t) => t.content)
+ *   .filter((b) => b.type === "tool_use" && b.name === "str_replace_based_edit_tool");
+ * assert.equal(edits.length, 2);
  * ```
  */
-export const DEMO_TURNS: readonly ScriptedTurn[] = [
-  {
-    content: [
-      {
-        type: "text",
-        text: "I'll write a small script with a heredoc and run it.",
-      },
-      {
-        type: "tool_use",
-        id: "toolu_demo_1",
-        name: "bash",
-        input: {
-          command: "cat > greet.sh <<'EOF'\n#!/usr/bin/env bash\n" +
-            'echo "Hello from $(basename "$PWD"), $1!"\nEOF\nchmod +x greet.sh && ./greet.sh world',
+export function demoTurns(dir: string): ScriptedTurn[] {
+  if (typeof dir !== "string" || !dir.startsWith("/")) {
+    throw new TypeError(
+      `Expected an absolute directory for the demo, got ${JSON.stringify(dir)}`,
+    );
+  }
+  const editor = "str_replace_based_edit_tool";
+  const greet = `${dir}/greet.sh`;
+  const testFile = `${dir}/test_greet.sh`;
+  return [
+    {
+      content: [
+        {
+          type: "text",
+          text: "I'll write a small script with a heredoc and run it.",
         },
-      },
-    ],
-    stop_reason: "tool_use",
-  },
-  {
-    content: [
-      {
-        type: "text",
-        text:
-          "It works. Two more calls in one turn: list the files, and read a missing one.",
-      },
-      {
-        type: "tool_use",
-        id: "toolu_demo_2",
-        name: "bash",
-        input: { command: "ls -l | tail -n +2 | wc -l && ls" },
-      },
-      {
-        type: "tool_use",
-        id: "toolu_demo_3",
-        name: "bash",
-        input: { command: "cat missing.txt" },
-      },
-    ],
-    stop_reason: "tool_use",
-  },
-  {
-    content: [
-      {
-        type: "text",
-        text:
-          "That file does not exist, as expected. Now a command that runs too long.",
-      },
-      {
-        type: "tool_use",
-        id: "toolu_demo_4",
-        name: "bash",
-        input: { command: "export STATE=kept; sleep 30" },
-      },
-    ],
-    stop_reason: "tool_use",
-  },
-  {
-    content: [
-      {
-        type: "text",
-        text:
-          "The deadline stopped it and the shell kept its state. Now a restart.",
-      },
-      {
-        type: "tool_use",
-        id: "toolu_demo_5",
-        name: "bash",
-        input: { command: 'echo "STATE=$STATE"' },
-      },
-      {
-        type: "tool_use",
-        id: "toolu_demo_6",
-        name: "bash",
-        input: { restart: true },
-      },
-      {
-        type: "tool_use",
-        id: "toolu_demo_7",
-        name: "bash",
-        input: { command: 'echo "STATE=${STATE:-gone}"; ls' },
-      },
-    ],
-    stop_reason: "tool_use",
-  },
-  {
-    content: [
-      {
-        type: "text",
-        text:
-          "Now a dev server in the background: start it, wait until it serves.",
-      },
-      {
-        type: "tool_use",
-        id: "toolu_demo_8",
-        name: "process_start",
-        input: {
-          command:
-            "python3 -u -m http.server 0 --bind 127.0.0.1 2>&1 | tee server.log",
-          until: "Serving HTTP",
-          wait_ms: 10000,
+        {
+          type: "tool_use",
+          id: "toolu_demo_1",
+          name: "bash",
+          input: {
+            command: "cat > greet.sh <<'EOF'\n#!/usr/bin/env bash\n" +
+              'echo "Hello from $(basename "$PWD"), $1!"\nEOF\nchmod +x greet.sh && ./greet.sh world',
+          },
         },
-      },
-    ],
-    stop_reason: "tool_use",
-  },
-  {
-    content: [
-      {
-        type: "text",
-        text: "It serves. Probe it from the shell, then stop it.",
-      },
-      {
-        type: "tool_use",
-        id: "toolu_demo_9",
-        name: "bash",
-        input: {
-          command:
-            "port=$(grep -o 'port [0-9]*' server.log | head -1 | cut -d' ' -f2)\n" +
-            "curl -s http://127.0.0.1:$port/greet.sh | tail -n 1",
+      ],
+      stop_reason: "tool_use",
+    },
+    {
+      content: [
+        {
+          type: "text",
+          text:
+            'Now a test that wants "Hi" instead of "Hello", written with the editor tool, and run.',
         },
-      },
-      {
-        type: "tool_use",
-        id: "toolu_demo_10",
-        name: "process_stop",
-        input: { id: "p1" },
-      },
-    ],
-    stop_reason: "tool_use",
-  },
-  {
-    content: [{
-      type: "text",
-      text:
-        "Done: the script ran, the failure and the timeout were reported, the restart gave a fresh shell, and the server was started, probed and stopped.",
-    }],
-    stop_reason: "end_turn",
-  },
-];
+        {
+          type: "tool_use",
+          id: "toolu_demo_2",
+          name: editor,
+          input: {
+            command: "create",
+            path: testFile,
+            file_text: "#!/usr/bin/env bash\n" +
+              '# Passes when greet.sh greets by name with "Hi".\n' +
+              'out=$(./greet.sh tester)\ncase $out in\n  "Hi from "*", tester!") echo "PASS: $out" ;;\n' +
+              '  *) echo "FAIL: $out"; exit 1 ;;\nesac\n',
+          },
+        },
+        {
+          type: "tool_use",
+          id: "toolu_demo_3",
+          name: "bash",
+          input: { command: "bash test_greet.sh" },
+        },
+      ],
+      stop_reason: "tool_use",
+    },
+    {
+      content: [
+        {
+          type: "text",
+          text:
+            "The test fails, as expected. I'll fix greet.sh and run it again.",
+        },
+        {
+          type: "tool_use",
+          id: "toolu_demo_4",
+          name: editor,
+          input: {
+            command: "str_replace",
+            path: greet,
+            old_str: 'echo "Hello from',
+            new_str: 'echo "Hi from',
+          },
+        },
+        {
+          type: "tool_use",
+          id: "toolu_demo_5",
+          name: "bash",
+          input: { command: "bash test_greet.sh" },
+        },
+      ],
+      stop_reason: "tool_use",
+    },
+    {
+      content: [
+        {
+          type: "text",
+          text:
+            "It passes. Two more calls in one turn: list the files, and read a missing one.",
+        },
+        {
+          type: "tool_use",
+          id: "toolu_demo_6",
+          name: "bash",
+          input: { command: "ls -l | tail -n +2 | wc -l && ls" },
+        },
+        {
+          type: "tool_use",
+          id: "toolu_demo_7",
+          name: "bash",
+          input: { command: "cat missing.txt" },
+        },
+      ],
+      stop_reason: "tool_use",
+    },
+    {
+      content: [
+        {
+          type: "text",
+          text:
+            "That file does not exist, as expected. Now a command that runs too long.",
+        },
+        {
+          type: "tool_use",
+          id: "toolu_demo_8",
+          name: "bash",
+          input: { command: "export STATE=kept; sleep 30" },
+        },
+      ],
+      stop_reason: "tool_use",
+    },
+    {
+      content: [
+        {
+          type: "text",
+          text:
+            "The deadline stopped it and the shell kept its state. Now a restart.",
+        },
+        {
+          type: "tool_use",
+          id: "toolu_demo_9",
+          name: "bash",
+          input: { command: 'echo "STATE=$STATE"' },
+        },
+        {
+          type: "tool_use",
+          id: "toolu_demo_10",
+          name: "bash",
+          input: { restart: true },
+        },
+        {
+          type: "tool_use",
+          id: "toolu_demo_11",
+          name: "bash",
+          input: { command: 'echo "STATE=${STATE:-gone}"; ls' },
+        },
+      ],
+      stop_reason: "tool_use",
+    },
+    {
+      content: [
+        {
+          type: "text",
+          text:
+            "Now a dev server in the background: start it, wait until it serves.",
+        },
+        {
+          type: "tool_use",
+          id: "toolu_demo_12",
+          name: "process_start",
+          input: {
+            command:
+              "python3 -u -m http.server 0 --bind 127.0.0.1 2>&1 | tee server.log",
+            until: "Serving HTTP",
+            wait_ms: 10000,
+          },
+        },
+      ],
+      stop_reason: "tool_use",
+    },
+    {
+      content: [
+        {
+          type: "text",
+          text: "It serves. Probe it from the shell, then stop it.",
+        },
+        {
+          type: "tool_use",
+          id: "toolu_demo_13",
+          name: "bash",
+          input: {
+            command:
+              "port=$(grep -o 'port [0-9]*' server.log | head -1 | cut -d' ' -f2)\n" +
+              "curl -s http://127.0.0.1:$port/greet.sh | tail -n 1",
+          },
+        },
+        {
+          type: "tool_use",
+          id: "toolu_demo_14",
+          name: "process_stop",
+          input: { id: "p1" },
+        },
+      ],
+      stop_reason: "tool_use",
+    },
+    {
+      content: [{
+        type: "text",
+        text:
+          "Done: the script ran, the editor fixed it until its test passed, the failure and the timeout were reported, the restart gave a fresh shell, and the server was started, probed and stopped.",
+      }],
+      stop_reason: "end_turn",
+    },
+  ];
+}
 
 async function demo(
   options: CommonOptions & { model?: string; apiKey?: string },
   io: CliIo,
 ): Promise<number> {
-  const dir = options.cwd ?? mkdtempSync(join(tmpdir(), "bashbox-demo-"));
+  const dir = resolve(
+    options.cwd ?? mkdtempSync(join(tmpdir(), "bashbox-demo-")),
+  );
   const offline = !options.apiKey;
   const api = offline
-    ? await (await import("./_fake_api.ts")).startFakeApi(DEMO_TURNS)
+    ? await (await import("./_fake_api.ts")).startFakeApi(demoTurns(dir))
     : null;
   const tool = new BashTool({
     sessionOptions: { cwd: dir },
@@ -1116,6 +1259,7 @@ async function demo(
     redact: redactor(options.env),
     spillDir: options.spillDir,
   });
+  const editor = makeEditor(tool, options);
   try {
     io.out(
       offline
@@ -1135,14 +1279,16 @@ async function demo(
       model: options.model ?? DEFAULT_MODEL,
       prompt: offline
         ? "Show what the bash tool can do."
-        : "In the current directory, write a script greet.sh with a heredoc and run it; read a missing file; run `sleep 30` (it will time out); restart the shell and show that its state is gone; start `python3 -u -m http.server 0 --bind 127.0.0.1` with process_start, fetch a page from it with curl, and stop it. Be brief.",
+        : "In the current directory, write a script greet.sh with a heredoc and run it; with the text editor tool write a test for it that expects it to say Hi instead of Hello, run the test, fix greet.sh with str_replace and run the test again; read a missing file; run `sleep 30` (it will time out); restart the shell and show that its state is gone; start `python3 -u -m http.server 0 --bind 127.0.0.1` with process_start, fetch a page from it with curl, and stop it. Be brief.",
       tool,
+      editor,
       processTools: true,
-      maxTurns: 10,
+      maxTurns: 12,
       onEvent: (e) => io.out(describeEvent(e, { color: io.color })),
     });
     return run.stopReason === "end_turn" ? 0 : 1;
   } finally {
+    await editor.close();
     await tool.close();
     await api?.close();
     if (options.cwd === undefined) {

@@ -14,7 +14,8 @@
  * The parts have their own entry points too (`@bashbox/core/exec`,
  * `/session`, `/pool`, `/format`, `/policy`, `/parse`, `/redact`, `/audit`,
  * `/sandbox`, `/anthropic`, `/cli`). Importing them loads no npm package;
- * the SDK is loaded only by what needs it.
+ * the SDK is loaded only by what needs it. The MCP server is its own entry
+ * point, `@bashbox/core/mcp`, never loaded by this one.
  *
  * @example
  * ```ts
@@ -68,6 +69,7 @@ export {
   type ClientToolDefinition,
   type CommandPolicy,
   type ConversationMessage,
+  type HandleOptions,
   type MessagesClient,
   type PolicyDecision,
   PROCESS_TOOLS,

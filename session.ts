@@ -32,7 +32,6 @@ import {
   type Pump,
   pump,
   resolveProgram,
-  RUNTIME,
   SpawnError,
   spawnGroup,
 } from "./_runtime.ts";
@@ -162,15 +161,45 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 /** Fds the shell keeps for its sentinels, so `exec >file` cannot redirect them. */
 const SENTINEL_OUT_FD = 19;
-/** A spare copy of fd 19, restored from should a command close fd 19. */
-const SPARE_OUT_FD = 17;
 const SENTINEL_ERR_FD = 18;
+/** Holds the command's stderr while the framing runs with stderr closed (xtrace on). */
+const TRACE_SAVE_FD = 16;
 /**
- * Deno gives the shell a real pipe as stdin, which bash can open again as
- * `/dev/fd/0` and read its script from (fd 255); Bun gives a socket, which
- * cannot be opened again.
+ * Starts the session's bash the way a prompt behaves: interactive (an error
+ * such as \`set -u\`'s unbound variable ends the command line, not the shell;
+ * messages read \`bash: nope: command not found\`), yet reading its commands
+ * as a script from the host's pipe, so it prints no prompts, job numbers or
+ * terminal errors. The script is opened as \`0\` from /dev/fd, so
+ * \`$BASH_SOURCE\` names no path (the usual \`dirname "\${BASH_SOURCE[0]}"\` is
+ * \`.\`). Where stdin is a socket (Bun, Node, some transports) a \`cat\` that
+ * ignores SIGINT relays it through a pipe. The working directory is handed to
+ * the init script in BASHBOX_CWD, and its stderr on fd 3 (bash's start-up
+ * complaints about job control go to /dev/null).
  */
-const SCRIPT_FROM_FD = RUNTIME === "deno";
+const PROMPT_LAUNCHER =
+  'BASHBOX_CWD=$PWD;export BASHBOX_CWD;cd /dev/fd||exit 96;exec 3>&2 2>/dev/null;b=$1;shift;if [ -p 0 ];then exec -a bash "$b" "$@" --noediting -i 0;fi;exec -a bash "$b" "$@" --noediting -i 0 0< <(trap "" INT;exec cat)';
+
+/** E: fast, X: careful (ERR traps, errexit); a trailing x: xtrace is on. */
+const FRAMING_ALIASES = ["__bbE", "__bbX", "__bbEx", "__bbXx"] as const;
+/**
+ * A command as one ANSI-C quoted word (`$'…'`): backslash, quote and control
+ * characters escaped, everything else as it is.
+ */
+function ansiC(text: string): string {
+  return `$'${
+    text.replace(
+      // deno-lint-ignore no-control-regex
+      /[\\'\x00-\x1f\x7f]/g,
+      (c) =>
+        c === "\\" || c === "'"
+          ? `\\${c}`
+          : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+    )
+  }'`;
+}
+
+/** Frames a call whose line bash dropped (quietly, should xtrace be on). */
+const GUARD = "{ __bbZ;} 2>&-";
 
 const ID_CHARS =
   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@";
@@ -202,7 +231,6 @@ type Frame =
 class Shell {
   readonly proc: GroupProcess;
   readonly separate: boolean;
-  readonly scriptFd: boolean;
   readonly out = new SentinelScanner();
   readonly err = new SentinelScanner();
   readonly #pumps: Pump[];
@@ -216,6 +244,8 @@ class Shell {
    * take the careful path (__bbX) that handles ERR traps and errexit.
    */
   trapsSeen = false;
+  /** xtrace was on after the last command: calls take the quiet paths. */
+  xtrace = false;
   /** The ulimit lines run first. */
   readonly limits: string;
   readonly killer: string;
@@ -229,6 +259,8 @@ class Shell {
   /** The second connection that carries signals to the remote side. */
   readonly control: ControlChannel | null;
   readonly launch: Launch;
+  /** The first line the plain bash reads: it execs the session's shell. */
+  readonly bootstrap: string;
   /** Runs inside a sandbox whose processes form the group `innerGroup`. */
   readonly sandboxed: boolean;
   innerGroup: number | null = null;
@@ -249,13 +281,17 @@ class Shell {
     this.killer = options.shell;
     this.launch = launchOf(options);
     this.transport = options.transport?.argv;
-    // Over a transport, stdin may be anything: bash reads its script from it.
-    this.scriptFd = SCRIPT_FROM_FD && this.transport === undefined;
+    // A plain bash first (any transport passes these words on as they
+    // are); the first line of its script replaces it with the prompt-like
+    // shell (see PROMPT_LAUNCHER).
     const inner = [
       this.transport ? "bash" : options.shell,
-      ...(options.login ? ["--login"] : ["--noprofile", "--norc"]),
-      ...(this.scriptFd ? ["/dev/fd/0"] : []),
+      "--noprofile",
+      "--norc",
     ];
+    this.bootstrap = `exec "$BASH" -c ${
+      shellQuote(PROMPT_LAUNCHER)
+    } bash "$BASH" ${options.login ? "--login" : "--noprofile --norc"}\n`;
     this.sandboxed = options.sandbox !== undefined;
     const remoteEnv = this.transport
       ? { ...NONINTERACTIVE_ENV, ...options.env }
@@ -308,38 +344,37 @@ class Shell {
       this.separate
         ? `&&builtin printf '%s\\036\\0' "${id}" >&${SENTINEL_ERR_FD}`
         : "";
-    // Where bash reads its script: fd 255 when started as `bash /dev/fd/0`
-    // (stdin is then /dev/null for good); otherwise stdin, which each command
-    // gets replaced by /dev/null.
-    const input = this.scriptFd ? " -u 255" : "";
-    const eof = this.scriptFd ? "" : " </dev/null";
-    // read -N counts characters: ASCII commands read as they are, others in
-    // the C locale. Both hand the previous status on, so `$?` carries over.
-    // Every command is called through `builtin`, so functions named like
-    // builtins cannot break the framing. A step that fails (a descriptor the
-    // command closed, a variable it made read-only) ends the shell at once:
-    // the next result says restarted, and nothing is left to be run twice.
-    // The status of each command is kept in __bbq and handed to the next
-    // (`$?` carries over) through an `if` condition, and the command runs
-    // through `command eval`: neither the framing nor the eval's own status
-    // fires a user's ERR trap a second time. A step that fails (a descriptor
-    // the command closed, a variable it made read-only) ends the shell at
-    // once: the result says restarted, and nothing is left to run twice.
-    const readAscii =
-      `__bba(){ IFS= builtin read -r -N "$1"${input} __bbc||builtin exit 114; }`;
-    const readBytes =
-      `__bbr(){ builtin local LC_ALL=C;IFS= builtin read -r -N "$1"${input} __bbc||builtin exit 114; }`;
-    // The frame goes to fd ${SENTINEL_OUT_FD}; should the command have closed
-    // it, to the spare copy on fd ${SPARE_OUT_FD}.
-    // (`exec`, not `builtin exec`: only the former keeps a redirection.)
+    // bash reads its script from stdin (so `$BASH_SOURCE` is empty, as at a
+    // prompt); each command gets /dev/null as stdin instead.
+    // The framing's own descriptors are closed for the command: it cannot
+    // see or close them, and its background jobs do not hold them.
+    const eof = ` </dev/null ${SENTINEL_OUT_FD}>&-${
+      this.separate ? ` ${SENTINEL_ERR_FD}>&-` : ""
+    }`;
+    // Each call's line hands the command over as one ANSI-C quoted word
+    // (no byte of it is parsed as script), with the call's id. Every command
+    // is called through \`builtin\`, so functions named like builtins cannot
+    // break the framing. The status of each command is kept in __bbq and
+    // handed to the next (\`$?\` carries over) through an \`if\` condition,
+    // and the command runs through \`command eval\`: neither the framing nor
+    // the eval's own status fires a user's ERR trap a second time. A step
+    // that fails (a descriptor the command closed, a variable it made
+    // read-only) ends the shell at once: the result says restarted, and
+    // nothing is left to run twice.
+    const take =
+      '__bbp(){ builtin printf -v __bbc %s "$1"&&builtin printf -v __bbN %s "$2"||builtin exit 113; }';
+    // The frame goes to fd ${SENTINEL_OUT_FD}, which the command cannot touch
+    // (it is closed for the eval and restored after it); should it be gone
+    // anyway (a command that closed bash's saved copy), the shell exits.
     const frameEnd =
-      `__bbf(){ [[ -z $__bbW$__bbK ]]||__bbv "$2";builtin printf -v __bbq %s "$1"||builtin exit 113;builtin printf '%s\\036%d%s %s\\0' "$3" "$1" "\${-//[^e]/}" "$PWD" >&${SENTINEL_OUT_FD}${
+      `__bbf(){ [[ -z $__bbW$__bbK ]]||__bbv "$2";builtin printf -v __bbq %s "$1"||builtin exit 113;builtin printf -v __bbD %s "$3"||builtin exit 113;builtin printf '%s\\036%d%s %s\\0' "$3" "$1" "\${-//[^ex]/}" "$PWD" >&${SENTINEL_OUT_FD}${
         errFrame("$3")
-      }||__bbg "$3" "$1"||builtin exit 113; }`;
-    const frameSpare =
-      `__bbg(){ { exec ${SENTINEL_OUT_FD}>&${SPARE_OUT_FD}; } 2>/dev/null&&builtin printf '%s\\036%d%s %s\\0' "$1" "$2" "\${-//[^e]/}" "$PWD" 2>/dev/null >&${SENTINEL_OUT_FD}${
-        errFrame("$1")
-      }; }`;
+      }||builtin exit 113; }`;
+    // An error that makes bash drop the rest of the command line (an
+    // arithmetic error in \`declare -i\`, for one) drops the frame with it:
+    // the line after each call frames it then, once, with bash's status.
+    const frameGuard =
+      '__bbZ(){ builtin local __bbS=$?;[[ $__bbD == "$__bbN" ]]||__bbf "$__bbS" "" "$__bbN"; }';
     const frameMode =
       '__bbv(){ [[ -z $__bbW ]]||__bbw "$1";[[ -z $__bbK ]]||{ builtin set -e;__bbK=; }; }';
     // Under \`set -e\` a prompt does not exit when the command line as a whole
@@ -357,12 +392,24 @@ class Shell {
     // bash parses the alias anew on every call, so the common case gets a
     // short one (__bbE); the host picks the careful one (__bbX) once errexit
     // was on, or the session's commands mention traps or shell options.
-    const run =
-      `if __bbs "$__bbq";then command eval "$__bbc"${eof};else command eval "$__bbc"${eof};fi;__bbf "$?" ""`;
-    const runTraps =
-      `__bbe "$(builtin trap -p ERR)";if __bbs "$__bbq";then command eval "$__bbc"${eof};else command eval "$__bbc"${eof};fi;__bbf "$?" "\${__bbW:+$(builtin trap -p ERR)}"`;
+    // Under \`set -x\` the framing's own commands must not be traced: the
+    // host wraps the call in a group whose stderr is closed (a trace line
+    // written there is lost), and the eval gets the command's stderr back
+    // from fd ${TRACE_SAVE_FD} (closed again for the command itself). Without
+    // xtrace only the frame is wrapped, in case the command turns it on.
+    const evalQuiet =
+      `command eval "$__bbc" 2>&${TRACE_SAVE_FD} ${TRACE_SAVE_FD}>&-${eof}`;
+    const evalPlain = `command eval "$__bbc"${eof}`;
+    const run = (evaluate: string) =>
+      `if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi;{ __bbf "$?" "" "$__bbN";} 2>&-`;
+    const runTraps = (evaluate: string) =>
+      `__bbe "$(builtin trap -p ERR)";if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi;{ __bbf "$?" "\${__bbW:+$(builtin trap -p ERR)}" "$__bbN";} 2>&-`;
     return [
-      ...(this.scriptFd ? ["exec </dev/null"] : []),
+      "exec 2>&3 3>&-",
+      'builtin cd -- "$BASHBOX_CWD"||builtin exit 97;builtin unset BASHBOX_CWD OLDPWD',
+      // Interactive behaviour without a terminal's trappings.
+      "set +o history +H +m",
+      "shopt -s execfail",
       ...this.remoteSetup,
       ...(this.transport
         ? [
@@ -370,7 +417,10 @@ class Shell {
         ]
         : []),
       ...(this.limits ? [this.limits.trimEnd()] : []),
-      `exec ${SENTINEL_OUT_FD}>&1 ${SPARE_OUT_FD}>&1 ${
+      // Descriptors the host left open (not close-on-exec) are not the
+      // commands' business: keep only stdin, stdout and stderr.
+      `for __bbF in /proc/$$/fd/*;do __bbF=\${__bbF##*/};case $__bbF in 0|1|2|254|255|*[!0-9]*);;*)builtin eval "exec $__bbF>&-" 2>/dev/null;;esac;done;unset __bbF`,
+      `exec ${SENTINEL_OUT_FD}>&1 ${
         this.separate ? `${SENTINEL_ERR_FD}>&2` : "2>&1"
       }`,
       // An interrupt stops the rest of the command line, as Ctrl-C does at a
@@ -378,28 +428,43 @@ class Shell {
       // command but bashbox's own, and swaps in framing functions that undo
       // it first. The normal path pays nothing for this.
       // (Inverted twice, so that under errexit the skip is not a failure.)
-      "__bbd(){ ! [[ $BASH_COMMAND == __bb[afrsuigvTw]* || ${FUNCNAME[1]} == __bb[afrsuigvTw] ]]; }",
+      "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTwzZ]* || ${FUNCNAME[1]} == __bb[pfsuigvTwzZ] ]]; }",
       "__bbs(){ builtin return $1; }",
-      `__bbu(){ __bbI=;builtin trap - DEBUG;builtin shopt -u extdebug;${readAscii};${readBytes};${frameEnd}; }`,
-      '__bbi(){ __bbI=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bba(){ __bbu;__bba "$@"; };__bbr(){ __bbu;__bbr "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "! __bbd" DEBUG; }',
+      `__bbu(){ __bbI=;builtin trap - DEBUG;builtin shopt -u extdebug;${take};${frameEnd}; }`,
+      '__bbi(){ __bbI=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbp(){ __bbu;__bbp "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "! __bbd" DEBUG; }',
       "trap __bbi INT",
-      "PS1= PS2= PROMPT_COMMAND=",
+      "PS1= PS2= PS0= PROMPT_COMMAND= HISTFILE=",
+      "history -c",
+      "unset MAILCHECK",
       'export LANG="${LANG:-C.UTF-8}"',
-      "BASH_ARGV0=bash __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI=",
+      "BASH_ARGV0=bash __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD= __bbN=",
       ...errexit,
-      readAscii,
-      readBytes,
-      frameSpare,
+      take,
       frameMode,
       frameEnd,
+      frameGuard,
       // The per-call line stays short (bash reads it one byte at a time): the
       // alias expands in memory. Should a command turn aliases off, the
       // function of the same name still ends the command.
       // (The function first: once the alias exists, the name would expand.)
-      `__bbE(){ ${run} "$1"; }`,
-      `__bbX(){ ${runTraps} "$1"; }`,
+      ...FRAMING_ALIASES.map((name) => {
+        const evaluate = name.endsWith("x") ? evalQuiet : evalPlain;
+        const body = name.startsWith("__bbX")
+          ? runTraps(evaluate)
+          : run(evaluate);
+        return `${name}(){ ${body}; }`;
+      }),
+      `__bbz(){ ${GUARD}; }`,
       "shopt -s expand_aliases",
-      `alias __bbE='${run}' __bbX='${runTraps}'`,
+      `alias ${
+        FRAMING_ALIASES.map((name) => {
+          const evaluate = name.endsWith("x") ? evalQuiet : evalPlain;
+          const body = name.startsWith("__bbX")
+            ? runTraps(evaluate)
+            : run(evaluate);
+          return `${name}='${body}'`;
+        }).join(" ")
+      } __bbz='${GUARD}'`,
       "",
     ].join("\n");
   }
@@ -436,30 +501,30 @@ class Shell {
       this.#onGone = resolve;
       this.out.begin(needle, sinks.out, (trailer) => {
         const text = decoder.decode(trailer);
-        const m = /^(\d{1,3})(e?) /.exec(text);
+        const m = /^(\d{1,3})([ex]*) /.exec(text);
         // A trailer that does not read right never passes for success.
         status = m ? Number(m[1]) : null;
         // errexit is on: from now on every call takes the careful path.
-        if (m?.[2]) this.trapsSeen = true;
+        if (m?.[2].includes("e")) this.trapsSeen = true;
+        this.xtrace = m?.[2].includes("x") ?? false;
         cwd = m ? text.slice(m[0].length) : "";
         finish();
       });
       if (this.separate) this.err.begin(needle, sinks.err, finish);
       let bytes: Uint8Array;
       if (command === null) {
-        bytes = encoder.encode(`${script}__bbf 0 '' ${id}\n`);
+        bytes = encoder.encode(`${this.bootstrap}${script}__bbf 0 '' ${id}\n`);
       } else {
-        const body = encoder.encode(command);
-        // Equal lengths mean every character is ASCII: one byte each.
-        const reader = body.length === command.length ? "a" : "r";
-        const line = encoder.encode(
-          `\n__bb${reader} ${body.length};__bb${
-            this.trapsSeen ? "X" : "E"
-          } ${id}\n`,
-        );
-        bytes = new Uint8Array(line.length + body.length);
-        bytes.set(line);
-        bytes.set(body, line.length);
+        const take = `__bbp ${ansiC(command)} ${id}`;
+        const alias = `__bb${this.trapsSeen ? "X" : "E"}${
+          this.xtrace ? "x" : ""
+        }`;
+        // Under xtrace the group's stderr is closed: nothing of the framing
+        // is traced.
+        const line = this.xtrace
+          ? `{ ${take};${alias};} ${TRACE_SAVE_FD}>&2 2>&-\n`
+          : `${take};${alias}\n`;
+        bytes = encoder.encode(`${line}__bbz\n`);
       }
       this.proc.write(bytes);
     });

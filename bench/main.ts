@@ -8,7 +8,9 @@
  * (`bun bench/main.ts`). `--json` prints one object per measurement;
  * `--quick` shrinks every size for a smoke run; `--only <step>` runs one step
  * (`round trip`, `detection`, `exec overhead`, `kill`, `drain`,
- * `many sessions`, `start-up`).
+ * `many sessions`, `mcp`, `start-up`). `mcp` drives `BashMcp` over loopback
+ * HTTP with the official MCP client: 50 sessions x 20 commands, req/s and
+ * the p50/p99 latency of a `tools/call`.
  *
  * @module
  */
@@ -734,6 +736,83 @@ async function manySessions(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------
+// MCP over loopback HTTP: the official client against `bashbox mcp --http`'s server.
+
+async function mcpLoad(): Promise<void> {
+  const { BashMcp } = await import("../mcp.ts");
+  const { Client, StreamableHTTPClientTransport } = await import(
+    "@modelcontextprotocol/client"
+  );
+  const sessions = QUICK ? 10 : 50;
+  const commands = QUICK ? 5 : 20;
+  const mark = `1000.${String(Date.now()).slice(-10)}`;
+  const before = rss();
+  const mcp = new BashMcp({ maxSessions: sessions + 8 });
+  const http = await mcp.serveHttp({ port: 0 });
+  const clients = await Promise.all(
+    Array.from({ length: sessions }, async () => {
+      const client = new Client({ name: "bench", version: "1" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(http.url)),
+      );
+      return client;
+    }),
+  );
+  const text = (r: { content: unknown }) =>
+    (r.content as { text?: string }[]).map((c) => c.text ?? "").join("");
+  await Promise.all(clients.map((c, i) =>
+    c.callTool({
+      name: "bash",
+      arguments: { command: `n=0; me=${i}; sleep ${mark} &` },
+    })
+  ));
+  const during = rss();
+  const latency: number[] = [];
+  const t = now();
+  await Promise.all(clients.map(async (c, i) => {
+    for (let k = 1; k <= commands; k++) {
+      const s = now();
+      const r = await c.callTool({
+        name: "bash",
+        arguments: { command: "n=$((n+1)); echo $me:$n" },
+      });
+      latency.push((now() - s) * 1000);
+      if (text(r) !== `Exit code 0\n${i}:${k}\n`) {
+        throw new Error(`Wrong MCP result: ${text(r)}`);
+      }
+    }
+  }));
+  const ms = now() - t;
+  await Promise.all(clients.map((c) => c.close()));
+  await mcp.close();
+  const left = await untilGone(mark, now());
+  rows.push({
+    name: `MCP HTTP: ${sessions} sessions x ${commands} commands`,
+    runtime,
+    impl: "bashbox mcp",
+    unit: "req/s",
+    p50: latency.length / (ms / 1000),
+    note: `host RSS per MCP session ${
+      ((during - before) / sessions / 1024).toFixed(0)
+    } KiB; all results right; processes left after close: ${
+      Number.isFinite(left) ? 0 : "some"
+    }`,
+  });
+  rows.push({
+    name: "MCP HTTP: tools/call latency under that load",
+    runtime,
+    impl: "bashbox mcp",
+    unit: "µs",
+    p50: pct(latency, 50),
+    p99: pct(latency, 99),
+  });
+  target(
+    Number.isFinite(left),
+    "MCP: nothing left running after the server closed",
+  );
+}
+
+// ---------------------------------------------------------------------------
 // Report.
 
 function svg(): string {
@@ -805,6 +884,7 @@ for (
     ["kill", killLatency],
     ["drain", drain],
     ["many sessions", manySessions],
+    ["mcp", mcpLoad],
     // Last: it spawns whole runtimes, and each child competes for the cores.
     ["start-up", startup],
   ] as const

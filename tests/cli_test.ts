@@ -1,4 +1,4 @@
-import { equal, match, ok } from "node:assert/strict";
+import { deepEqual, equal, match, ok } from "node:assert/strict";
 import {
   existsSync,
   mkdirSync,
@@ -191,6 +191,17 @@ test("main() demo runs the scripted conversation offline end to end", async () =
   equal(r.code, 0, r.err);
   match(r.out, /offline/);
   match(r.out, /✓ Hello from bashbox-demo-\w+, world!/);
+  // The editor writes a test, the test fails, str_replace fixes the script
+  // through the same session, and the test passes.
+  match(r.out, /✎ create \/\S+\/bashbox-demo-\w+\/test_greet\.sh/);
+  match(r.out, /✗ FAIL: Hello from bashbox-demo-\w+, tester!/);
+  match(r.out, /✎ str_replace \/\S+\/greet\.sh/);
+  match(r.out, /✓ PASS: Hi from bashbox-demo-\w+, tester!/);
+  ok(
+    r.out.indexOf("✗ FAIL:") < r.out.indexOf("✎ str_replace") &&
+      r.out.indexOf("✎ str_replace") < r.out.indexOf("✓ PASS:"),
+    "the test fails before the edit and passes after it",
+  );
   match(r.out, /✗ cat: missing.txt: No such file or directory/);
   match(r.out, /✗ TIMEOUT: the command ran longer than 1 s/);
   match(r.out, /✓ STATE=kept/);
@@ -375,6 +386,64 @@ test("main() agent is readonly unless --allow-all, and refuses ask without a ter
       },
     );
     equal((requests[0].messages as { content: string }[])[0].content, "go");
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
+
+test("main() agent offers bash and the editor through one shell, under the policy", async () => {
+  const dir = scratch();
+  const edit = (id: string, input: Record<string, unknown>): ScriptedTurn => ({
+    content: [{
+      type: "tool_use",
+      id,
+      name: "str_replace_based_edit_tool",
+      input,
+    }],
+    stop_reason: "tool_use",
+  });
+  const file = join(dir, "notes.txt");
+  try {
+    writeFileSync(file, "alpha\nbeta\n");
+    // readonly (the default): view works, a write is refused with the reason.
+    const requests = await withFakeApi([
+      edit("toolu_v", { command: "view", path: file }),
+      edit("toolu_w", {
+        command: "str_replace",
+        path: file,
+        old_str: "beta",
+        new_str: "gamma",
+      }),
+      END,
+    ], async (env) => {
+      const r = await cli(["agent", "--cwd", dir, "look"], { env });
+      equal(r.code, 0, r.err);
+      match(r.out, /✎ view \S+notes\.txt/);
+      match(r.out, /✓ +2\tbeta/);
+      match(r.out, /✎ str_replace \S+notes\.txt/);
+      match(r.out, /✗ .*refused/i);
+    });
+    equal(readFileSync(file, "utf8"), "alpha\nbeta\n");
+    const names = (requests[0].tools as { name: string }[]).map((t) => t.name);
+    deepEqual(names, ["bash", "str_replace_based_edit_tool"]);
+    // --allow-all: the edit lands, and bash in the same session sees it.
+    await withFakeApi([
+      edit("toolu_e", {
+        command: "str_replace",
+        path: file,
+        old_str: "beta",
+        new_str: "gamma",
+      }),
+      toolTurn("cat notes.txt"),
+      END,
+    ], async (env) => {
+      const r = await cli(["agent", "--allow-all", "--cwd", dir, "edit"], {
+        env,
+      });
+      equal(r.code, 0, r.err);
+      match(r.out, /✓ gamma/);
+    });
+    equal(readFileSync(file, "utf8"), "alpha\ngamma\n");
   } finally {
     rmSync(dir, { recursive: true });
   }

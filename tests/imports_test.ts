@@ -18,8 +18,7 @@ const config = JSON.parse(readFileSync(join(root, "deno.json"), "utf8"));
 const entries: Record<string, string> = config.exports;
 
 /** Non-relative, non-`node:` specifiers that `entry` reaches by static imports. */
-function npmReached(entry: string): string[] {
-  const seen = new Set<string>();
+function npmReached(entry: string, seen = new Set<string>()): string[] {
   const npm = new Set<string>();
   const visit = (file: string) => {
     if (seen.has(file)) return;
@@ -53,6 +52,7 @@ test("deno.json exports every part, each with module docs", () => {
     "./editor",
     "./exec",
     "./format",
+    "./mcp",
     "./parse",
     "./policy",
     "./pool",
@@ -104,3 +104,17 @@ for (const [name, file] of Object.entries(entries)) {
     },
   );
 }
+
+test("the MCP server (mcp.ts) is reached only through ./mcp and the CLI's mcp subcommand", () => {
+  for (const entry of ["mod.ts", "cli.ts", "anthropic.ts", "pool.ts"]) {
+    const seen = new Set<string>();
+    npmReached(entry, seen);
+    const files = [...seen].map((f) => f.replace(root + "/", ""));
+    ok(
+      !files.includes("mcp.ts") && !files.includes("_mcp_cli.ts"),
+      `${entry} statically reaches the MCP server`,
+    );
+  }
+  const cli = readFileSync(join(root, "cli.ts"), "utf8");
+  ok(/await import\("\.\/_mcp_cli\.ts"\)/.test(cli), "cli.ts loads it lazily");
+});

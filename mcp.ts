@@ -1,0 +1,1522 @@
+/**
+ * An MCP server that gives any MCP client bashbox's bash: over stdio for
+ * desktops and editors, over Streamable HTTP for agents that run where no
+ * process can be spawned. Built on the official MCP TypeScript server package
+ * (`@modelcontextprotocol/server`, loaded on first use, so importing this
+ * module loads no npm package).
+ *
+ * One persistent {@linkcode BashSession} per MCP session, through a
+ * {@linkcode SessionPool} (a bound on live shells, idle shells closed), closed
+ * when the MCP session ends. Tools:
+ *
+ * - `bash`: the input of Anthropic's `bash_20250124` (`command`, `restart`)
+ *   plus an optional `timeout` in seconds; results formatted as
+ *   {@linkcode BashTool} formats them. Progress notifications while a command
+ *   runs; a cancelled request interrupts the command as a deadline does; a
+ *   command still running after `returnAfterMs` answers with a handle id.
+ * - `bash_wait`: waits for such a command (`id`, `wait`, `interrupt`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BashMcp } from "./mcp.ts";
+ *
+ * await using mcp = new BashMcp({ timeoutMs: 30_000 });
+ * const http = await mcp.serveHttp({ port: 0 });
+ * assert.match(http.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+ * ```
+ *
+ * @module
+ */
+
+import type {
+  CallToolResult,
+  McpServer,
+  ServerContext,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
+import { BashTool, type CommandPolicy } from "./anthropic.ts";
+import type { AuditSink } from "./audit.ts";
+import { sanitize } from "./format.ts";
+import { SessionPool } from "./pool.ts";
+import { BashSession, type BashSessionOptions } from "./session.ts";
+
+export type { CommandPolicy, PolicyDecision } from "./anthropic.ts";
+export type { AuditEnd, AuditRecord, AuditSink, AuditStart } from "./audit.ts";
+export type {
+  BackgroundProcess,
+  BashSession,
+  BashSessionOptions,
+  Limits,
+  ProcessOutput,
+  ProcessStatus,
+  ReadOptions,
+  RunOptions,
+  Sandbox,
+  SessionResult,
+  SpawnProcessOptions,
+  StopOptions,
+  Transport,
+} from "./session.ts";
+export type { Capture } from "./_capture.ts";
+
+/** The version the server reports to clients. */
+const SERVER_VERSION = "0.1.0";
+/** How often a running command reports progress. */
+const PROGRESS_INTERVAL_MS = 1000;
+/** An HTTP MCP session with no request for this long is forgotten. */
+const SESSION_TTL_MS = 24 * 3600_000;
+/** Characters of the last output line shown in progress and handles. */
+const LAST_LINE_CHARS = 200;
+
+/** Options of a {@linkcode BashMcp} server. */
+export interface BashMcpOptions {
+  /** Options of each MCP session's shell (cwd, env, sandbox, limits, transport, ...). */
+  sessionOptions?: BashSessionOptions;
+  /**
+   * Default deadline of a command in milliseconds.
+   *
+   * @default {120000}
+   */
+  timeoutMs?: number;
+  /**
+   * The largest deadline a call may ask for with its `timeout` argument.
+   *
+   * @default {600000}
+   */
+  maxTimeoutMs?: number;
+  /**
+   * A command still running after this many milliseconds answers with a
+   * handle id (polled with `bash_wait`) instead of holding the request, so a
+   * client's own request time limit never drops a result.
+   *
+   * @default {50000}
+   */
+  returnAfterMs?: number;
+  /**
+   * Characters of output the model sees per command.
+   *
+   * @default {30000}
+   */
+  maxOutputChars?: number;
+  /** Judges each command; `ask` decisions go to the user through MCP elicitation when the client supports it. */
+  policy?: CommandPolicy;
+  /** Applied to everything the model and the audit see (e.g. `redactor(env)`). */
+  redact?: (text: string) => string;
+  /** Receives a record before and after each command; `sessionId` is the MCP session id. */
+  audit?: AuditSink;
+  /** Where output cut for the model is kept in full (default: a private temp dir per session). */
+  spillDir?: string | false;
+  /**
+   * Most live shells (MCP sessions beyond it get the least recently used
+   * idle shell's slot; that session's next result says its shell was
+   * restarted).
+   *
+   * @default {16}
+   */
+  maxSessions?: number;
+  /**
+   * A shell idle this long is closed (its session's next command starts a
+   * fresh shell and says so).
+   *
+   * @default {600000}
+   */
+  idleMs?: number;
+  /** Text added to the `bash` tool's description (e.g. what the policy allows). */
+  instructions?: string;
+}
+
+/** Options of {@linkcode BashMcp.serveHttp}. */
+export interface McpHttpOptions {
+  /**
+   * Address to listen on. Anything but a loopback address needs a bearer
+   * token (one is generated when none is given).
+   *
+   * @default {"127.0.0.1"}
+   */
+  host?: string;
+  /**
+   * Port (0: any free port).
+   *
+   * @default {8765}
+   */
+  port?: number;
+  /**
+   * Bearer tokens accepted (`Authorization: Bearer <token>`); an MCP session
+   * is bound to the token that opened it. Empty: no token on loopback, a
+   * generated one otherwise.
+   */
+  tokens?: readonly string[];
+  /** Origins (host names) browsers may call from, beyond localhost. */
+  allowedOrigins?: readonly string[];
+  /**
+   * Largest request body in bytes.
+   *
+   * @default {4194304}
+   */
+  maxBodyBytes?: number;
+  /**
+   * Most MCP sessions kept at once (the least recently used idle one is
+   * forgotten beyond it).
+   *
+   * @default {1024}
+   */
+  maxMcpSessions?: number;
+}
+
+/** A running HTTP server of {@linkcode BashMcp.serveHttp}. */
+export interface McpHttpServer {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:8765/mcp`. */
+  readonly url: string;
+  /** The port listened on. */
+  readonly port: number;
+  /** The token generated because none was given for a non-loopback address. */
+  readonly generatedToken?: string;
+  /** Stops listening and ends every MCP session. */
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------
+// The SDK, loaded on first use.
+
+interface Sdk {
+  server: typeof import("@modelcontextprotocol/server");
+  stdio: typeof import("@modelcontextprotocol/server/stdio");
+  z: typeof import("zod");
+}
+
+let sdkPromise: Promise<Sdk> | undefined;
+
+function loadSdk(): Promise<Sdk> {
+  sdkPromise ??= (async (): Promise<Sdk> => {
+    try {
+      return {
+        server: await import("@modelcontextprotocol/server"),
+        stdio: await import("@modelcontextprotocol/server/stdio"),
+        z: await import("zod"),
+      };
+    } catch (first) {
+      // Imported by path without the project's import map: Deno can still
+      // reach npm directly.
+      // deno-lint-ignore no-explicit-any
+      if (!(globalThis as any).Deno) {
+        throw new Error(
+          `The MCP server needs the @modelcontextprotocol/server and zod packages (npm install @modelcontextprotocol/server zod): ${
+            messageOf(first)
+          }`,
+        );
+      }
+      const server = "npm:@modelcontextprotocol/server@2.4.0";
+      const stdio = "npm:@modelcontextprotocol/server@2.4.0/stdio";
+      const zod = "npm:zod@4.6.7";
+      return {
+        server: await import(server),
+        stdio: await import(stdio),
+        z: await import(zod),
+      };
+    }
+  })();
+  return sdkPromise;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+// ---------------------------------------------------------------------------
+// One MCP session.
+
+interface Job {
+  id: string;
+  command: string;
+  started: number;
+  timeoutMs: number;
+  controller: AbortController;
+  bytes: number;
+  lastLine: string;
+  partial: string;
+  promise: Promise<CallToolResult>;
+  done: CallToolResult | null;
+  /** A request is waiting for the result (its cancellation interrupts the command). */
+  attached: boolean;
+}
+
+class Conversation {
+  /** The MCP session id ("" until the session is initialized). */
+  id: string;
+  tool: BashTool | null = null;
+  hadShell = false;
+  job: Job | null = null;
+  jobs = 0;
+  /** The request being served, for elicitation. */
+  ctx: ServerContext | null = null;
+  server: McpServer | null = null;
+  /** 2026-07-28 era: the user's answer about this command, from a retried call. */
+  answered: { command: string; run: boolean } | null = null;
+  closed = false;
+  constructor(id: string) {
+    this.id = id;
+  }
+}
+
+function text(value: string, isError = false): CallToolResult {
+  return isError
+    ? { content: [{ type: "text", text: value }], isError: true }
+    : { content: [{ type: "text", text: value }] };
+}
+
+function seconds(ms: number): string {
+  const s = ms / 1000;
+  return Number.isInteger(s) ? `${s} s` : `${s.toFixed(1)} s`;
+}
+
+function firstLine(result: CallToolResult): string {
+  const c = result.content[0];
+  return c?.type === "text" ? c.text.split("\n", 1)[0] : "";
+}
+
+function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+const LOCAL_NAMES = ["localhost", "127.0.0.1", "[::1]", "::1"];
+
+function rpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(
+    JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }),
+    { status, headers: { "content-type": "application/json", ...headers } },
+  );
+}
+
+async function digest(value: string): Promise<Uint8Array> {
+  return new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value)),
+  );
+}
+
+/** Compares two SHA-256 digests in time independent of where they differ. */
+function sameDigest(a: Uint8Array, b: Uint8Array): boolean {
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < a.length && i < b.length; i++) diff |= a[i] ^ b[i];
+  return diff === 0;
+}
+
+/** Reads at most `max` bytes of a body; null when it is larger. */
+async function readBody(request: Request, max: number): Promise<string | null> {
+  const declared = Number(request.headers.get("content-length") ?? NaN);
+  if (declared > max) return null;
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.length;
+  }
+  return new TextDecoder().decode(all);
+}
+
+function positive(name: string, value: unknown, min = 1): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < min) {
+    throw new RangeError(
+      `Expected ${name} to be a number of at least ${min}, got ${
+        JSON.stringify(value)
+      }`,
+    );
+  }
+  return value;
+}
+
+interface HttpSession {
+  conversation: Conversation;
+  transport: WebStandardStreamableHTTPServerTransport;
+  tokenDigest: Uint8Array | null;
+  lastSeen: number;
+}
+
+/**
+ * bashbox's bash as an MCP server. {@linkcode BashMcp.serveStdio} serves one
+ * client over the process's stdin/stdout; {@linkcode BashMcp.serveHttp}
+ * serves many over Streamable HTTP with sessions (`Mcp-Session-Id`), each
+ * with its own shell. {@linkcode BashMcp.close} ends everything, killing
+ * every process the shells started.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BashMcp } from "./mcp.ts";
+ *
+ * const mcp = new BashMcp({ maxSessions: 4, returnAfterMs: 20_000 });
+ * const http = await mcp.serveHttp({ port: 0 });
+ * const r = await fetch(http.url, { method: "PUT" });
+ * assert.equal(r.status, 405);
+ * await r.body?.cancel();
+ * await mcp.close();
+ * ```
+ */
+export class BashMcp {
+  readonly #options: BashMcpOptions;
+  readonly #pool: SessionPool;
+  readonly #timeoutMs: number;
+  readonly #maxTimeoutMs: number;
+  readonly #returnAfterMs: number;
+  readonly #conversations = new Set<Conversation>();
+  readonly #closers = new Set<() => Promise<void>>();
+  #closed = false;
+
+  /**
+   * Creates the server; nothing listens until a `serve` method is called.
+   *
+   * @throws {RangeError} For a bad duration, size or count.
+   */
+  constructor(options: BashMcpOptions = {}) {
+    this.#options = { ...options };
+    this.#timeoutMs = positive("timeoutMs", options.timeoutMs ?? 120_000);
+    this.#maxTimeoutMs = positive(
+      "maxTimeoutMs",
+      options.maxTimeoutMs ?? Math.max(600_000, this.#timeoutMs),
+    );
+    if (this.#timeoutMs > this.#maxTimeoutMs) {
+      throw new RangeError(
+        `Expected timeoutMs (${this.#timeoutMs}) to be at most maxTimeoutMs (${this.#maxTimeoutMs})`,
+      );
+    }
+    this.#returnAfterMs = positive(
+      "returnAfterMs",
+      options.returnAfterMs ?? 50_000,
+    );
+    const sessionOptions = options.sessionOptions ?? {};
+    this.#pool = new SessionPool({
+      max: options.maxSessions ?? 16,
+      idleMs: options.idleMs ?? 600_000,
+      factory: () =>
+        new BashSession({
+          ...sessionOptions,
+          timeoutMs: sessionOptions.timeoutMs ?? this.#timeoutMs,
+        }),
+    });
+  }
+
+  /**
+   * Ends every MCP session, stops serving and closes every shell.
+   *
+   * @example
+   * ```ts
+   * import { BashMcp } from "./mcp.ts";
+   *
+   * const mcp = new BashMcp();
+   * await mcp.close();
+   * ```
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.all([...this.#closers].map((c) => c().catch(() => {})));
+    await Promise.all(
+      [...this.#conversations].map((c) => this.#endConversation(c)),
+    );
+    await this.#pool.close();
+    await this.#options.audit?.close?.();
+  }
+
+  /** Same as {@linkcode BashMcp.close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  /**
+   * Serves one MCP client over this process's stdin and stdout (the client
+   * started this process). Resolves when the client closes stdin; by then
+   * the session's shell and everything it started are gone.
+   *
+   * @example
+   * ```ts ignore
+   * import { BashMcp } from "@bashbox/core/mcp";
+   *
+   * await using mcp = new BashMcp();
+   * await mcp.serveStdio();
+   * ```
+   */
+  async serveStdio(): Promise<void> {
+    const sdk = await loadSdk();
+    const conversation = this.#newConversation(`stdio-${crypto.randomUUID()}`);
+    // node:process works on Deno and Bun alike; the SDK reads from it too.
+    const { default: process } = await import("node:process");
+    let closed = (): void => {};
+    const ended = new Promise<void>((resolve) => {
+      closed = resolve;
+      process.stdin.once("end", () => resolve());
+      process.stdin.once("close", () => resolve());
+    });
+    const transport = answeringBadLines(
+      new sdk.stdio.StdioServerTransport(),
+      () => closed(),
+    );
+    const handle = sdk.stdio.serveStdio(
+      () => this.#newServer(sdk, conversation),
+      { transport, onerror: () => {} },
+    );
+    await ended;
+    await handle.close().catch(() => {});
+    await this.close();
+  }
+
+  /**
+   * Serves Streamable HTTP at `/mcp` with the runtime's own server
+   * (`Deno.serve`, `Bun.serve`, or `node:http` on Node). Loopback by
+   * default; a bearer token is required on any other address (generated
+   * when none is given: see
+   * {@linkcode McpHttpServer.generatedToken}); browsers' `Origin` is checked
+   * against DNS rebinding; bodies are bounded; every refusal is a JSON-RPC
+   * error with an HTTP status.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { BashMcp } from "./mcp.ts";
+   *
+   * await using mcp = new BashMcp();
+   * const http = await mcp.serveHttp({ port: 0, tokens: ["s3cret-token-1234"] });
+   * const r = await fetch(http.url, { method: "POST", body: "{}" });
+   * assert.equal(r.status, 401);
+   * await r.body?.cancel();
+   * ```
+   *
+   * @throws {RangeError} For a bad port or size.
+   */
+  async serveHttp(options: McpHttpOptions = {}): Promise<McpHttpServer> {
+    if (this.#closed) throw new TypeError("The MCP server is closed");
+    const sdk = await loadSdk();
+    const host = options.host ?? "127.0.0.1";
+    const port = options.port ?? 8765;
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      throw new RangeError(
+        `Expected port to be a whole number from 0 to 65535, got ${port}`,
+      );
+    }
+    const maxBody = positive("maxBodyBytes", options.maxBodyBytes ?? 4 << 20);
+    const maxMcp = positive("maxMcpSessions", options.maxMcpSessions ?? 1024);
+    const loopback = isLoopback(host);
+    let tokens = [...(options.tokens ?? [])];
+    for (const t of tokens) {
+      if (typeof t !== "string" || t.length < 16 || /\s/.test(t)) {
+        throw new RangeError(
+          "Expected each token to be at least 16 characters without spaces",
+        );
+      }
+    }
+    let generatedToken: string | undefined;
+    if (!loopback && tokens.length === 0) {
+      const bytes = crypto.getRandomValues(new Uint8Array(32));
+      generatedToken = btoa(String.fromCharCode(...bytes))
+        .replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+      tokens = [generatedToken];
+    }
+    const digests = await Promise.all(tokens.map(digest));
+    const origins = new Set(
+      [...LOCAL_NAMES, ...(options.allowedOrigins ?? [])].map((o) =>
+        o.toLowerCase()
+      ),
+    );
+    const sessions = new Map<string, HttpSession>();
+
+    const endSession = async (id: string): Promise<void> => {
+      const s = sessions.get(id);
+      if (!s) return;
+      sessions.delete(id);
+      // The command in flight is stopped first, so its caller gets an answer
+      // (ABORTED) before the streams close.
+      await this.#endConversation(s.conversation);
+      await delay(10);
+      await s.transport.close().catch(() => {});
+    };
+    const sweep = setInterval(() => {
+      const now = Date.now();
+      for (const [id, s] of sessions) {
+        if (now - s.lastSeen > SESSION_TTL_MS && !s.conversation.job) {
+          endSession(id);
+        }
+      }
+    }, 60_000);
+    unrefTimer(sweep);
+
+    const handle = async (
+      request: Request,
+      gone: (listener: () => void) => void,
+    ): Promise<Response> => {
+      const url = new URL(request.url);
+      if (url.pathname !== "/mcp") {
+        return rpcError(
+          404,
+          -32000,
+          `Not found: the MCP endpoint is /mcp, got ${url.pathname}`,
+        );
+      }
+      if (loopback) {
+        const hostHeader = request.headers.get("host") ?? "";
+        const name = hostHeader.replace(/:\d+$/, "").toLowerCase();
+        if (!LOCAL_NAMES.includes(name) && !isLoopback(name)) {
+          return rpcError(
+            403,
+            -32000,
+            `Forbidden: expected a loopback Host header, got "${hostHeader}" (DNS rebinding protection)`,
+          );
+        }
+      }
+      const origin = request.headers.get("origin");
+      if (origin !== null) {
+        let name: string | null = null;
+        try {
+          const u = new URL(origin);
+          name = u.protocol === "http:" || u.protocol === "https:"
+            ? u.hostname.toLowerCase()
+            : null;
+        } catch {
+          name = null;
+        }
+        if (name === null || !origins.has(name)) {
+          return rpcError(
+            403,
+            -32000,
+            `Forbidden: Origin ${
+              JSON.stringify(origin)
+            } is not allowed (DNS rebinding protection); allow it with --allow-origin`,
+          );
+        }
+      }
+      let tokenDigest: Uint8Array | null = null;
+      if (digests.length > 0) {
+        const auth = request.headers.get("authorization") ?? "";
+        const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+        const given = m ? await digest(m[1]) : null;
+        tokenDigest = given && digests.find((d) => sameDigest(d, given)) ||
+          null;
+        if (!tokenDigest) {
+          return rpcError(
+            401,
+            -32001,
+            m
+              ? "Unauthorized: the bearer token is not valid"
+              : "Unauthorized: expected an Authorization: Bearer <token> header",
+            { "www-authenticate": 'Bearer realm="bashbox"' },
+          );
+        }
+      }
+      const method = request.method;
+      if (method !== "POST" && method !== "GET" && method !== "DELETE") {
+        return rpcError(
+          405,
+          -32000,
+          `Method not allowed: expected POST, GET or DELETE, got ${method}`,
+          { allow: "POST, GET, DELETE" },
+        );
+      }
+      const sessionId = request.headers.get("mcp-session-id");
+      let session: HttpSession | undefined;
+      if (sessionId !== null) {
+        session = sessions.get(sessionId);
+        if (!session) {
+          return rpcError(
+            404,
+            -32001,
+            "Session not found: it ended or expired; start a new session with initialize",
+          );
+        }
+        if (
+          session.tokenDigest !== null &&
+          (tokenDigest === null ||
+            !sameDigest(session.tokenDigest, tokenDigest))
+        ) {
+          return rpcError(
+            403,
+            -32000,
+            "Forbidden: this MCP session belongs to another token",
+          );
+        }
+        session.lastSeen = Date.now();
+      }
+      let parsedBody: unknown;
+      if (method === "POST") {
+        const body = await readBody(request, maxBody);
+        if (body === null) {
+          return rpcError(
+            413,
+            -32000,
+            `Payload too large: expected a request body of at most ${maxBody} bytes`,
+          );
+        }
+        try {
+          parsedBody = JSON.parse(body);
+        } catch (error) {
+          return rpcError(
+            400,
+            -32700,
+            `Parse error: the request body is not JSON (${messageOf(error)})`,
+          );
+        }
+        const messages = Array.isArray(parsedBody) ? parsedBody : [parsedBody];
+        const bad = messages.find((m) =>
+          m === null || typeof m !== "object" || Array.isArray(m) ||
+          (m as { jsonrpc?: unknown }).jsonrpc !== "2.0" ||
+          (typeof (m as { method?: unknown }).method !== "string" &&
+            !("result" in m) && !("error" in m))
+        );
+        if (messages.length === 0 || bad !== undefined) {
+          return rpcError(
+            400,
+            -32600,
+            `Invalid Request: expected JSON-RPC 2.0 messages with "jsonrpc": "2.0" and a "method", got ${
+              JSON.stringify(bad ?? parsedBody).slice(0, 200)
+            }`,
+          );
+        }
+        if (!session) {
+          const init = messages.some((m) =>
+            (m as { method?: unknown }).method === "initialize"
+          );
+          if (!init) {
+            return rpcError(
+              400,
+              -32000,
+              "Bad Request: expected an initialize request first, or an Mcp-Session-Id header (this server keeps one shell per MCP session: it serves the session-based Streamable HTTP protocol, 2025-11-25 and earlier)",
+            );
+          }
+        }
+      } else if (!session) {
+        return rpcError(
+          400,
+          -32000,
+          `Bad Request: ${method} needs an Mcp-Session-Id header`,
+        );
+      }
+      if (!session) {
+        if (this.#closed) {
+          return rpcError(503, -32000, "Service unavailable: shutting down");
+        }
+        if (sessions.size >= maxMcp) {
+          const idle = [...sessions.entries()]
+            .filter(([, s]) => !s.conversation.job)
+            .sort((a, b) => a[1].lastSeen - b[1].lastSeen)[0];
+          if (!idle) {
+            return rpcError(
+              503,
+              -32000,
+              `Service unavailable: ${maxMcp} MCP sessions are busy`,
+            );
+          }
+          await endSession(idle[0]);
+        }
+        const conversation = this.#newConversation("");
+        const transport: WebStandardStreamableHTTPServerTransport = new sdk
+          .server.WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: () => crypto.randomUUID(),
+          maxRequestBodySize: maxBody,
+          // A comment frame a second on open streams: a client that went
+          // away is noticed at the next write, and its command interrupted.
+          keepAliveMs: 1000,
+          onsessioninitialized: (id) => {
+            conversation.id = id;
+            sessions.set(id, {
+              conversation,
+              transport,
+              tokenDigest,
+              lastSeen: Date.now(),
+            });
+          },
+          onsessionclosed: (id) => {
+            endSession(id);
+          },
+        });
+        const server = this.#newServer(sdk, conversation);
+        await server.connect(transport);
+        const response = await transport.handleRequest(request, {
+          parsedBody,
+        });
+        if (transport.sessionId === undefined) {
+          // The initialize failed: nothing to keep.
+          await transport.close().catch(() => {});
+          await this.#endConversation(conversation);
+        }
+        return response;
+      }
+      const detach = () => this.#detachedBy(session!.conversation, request);
+      gone(detach);
+      const response = await session.transport.handleRequest(request, {
+        parsedBody,
+      });
+      return watchBody(response, detach);
+    };
+
+    const wrapped = async (
+      request: Request,
+      gone: (listener: () => void) => void,
+    ): Promise<Response> => {
+      try {
+        return await handle(request, gone);
+      } catch (error) {
+        return rpcError(
+          500,
+          -32603,
+          `Internal error: ${messageOf(error)}`,
+        );
+      }
+    };
+
+    // deno-lint-ignore no-explicit-any
+    const g = globalThis as any;
+    let stop: () => Promise<void>;
+    let bound: number;
+    if (typeof g.Deno?.serve === "function") {
+      const server = g.Deno.serve(
+        { hostname: host, port, onListen: () => {} },
+        (request: Request, info: { completed?: Promise<void> }) =>
+          // The response could not be delivered: the client went away.
+          wrapped(request, (listener) => {
+            info.completed?.catch(listener);
+          }),
+      );
+      bound = server.addr.port;
+      stop = async () => {
+        await server.shutdown();
+      };
+    } else if (typeof g.Bun?.serve === "function") {
+      const server = g.Bun.serve({
+        hostname: host,
+        port,
+        fetch: (request: Request) =>
+          wrapped(request, (listener) => {
+            request.signal.addEventListener("abort", listener, { once: true });
+          }),
+        idleTimeout: 0,
+        // A backstop only: bodies over maxBody get the JSON-RPC error above.
+        maxRequestBodySize: maxBody * 2 + (1 << 20),
+      });
+      bound = server.port;
+      stop = async () => {
+        await server.stop(true);
+      };
+    } else if (g.process?.versions?.node) {
+      const served = await serveNode(host, port, wrapped);
+      bound = served.port;
+      stop = served.stop;
+    } else {
+      throw new Error(
+        "Unsupported runtime: the HTTP server needs Deno.serve, Bun.serve or node:http",
+      );
+    }
+    let closed: Promise<void> | null = null;
+    const close = (): Promise<void> => {
+      closed ??= (async () => {
+        clearInterval(sweep);
+        this.#closers.delete(close);
+        await Promise.all([...sessions.keys()].map(endSession));
+        await stop();
+      })();
+      return closed;
+    };
+    this.#closers.add(close);
+    const shownHost = host.includes(":") ? `[${host}]` : host;
+    return {
+      url: `http://${shownHost}:${bound}/mcp`,
+      port: bound,
+      generatedToken,
+      close,
+    };
+  }
+
+  /** A client's HTTP request went away: a command it waited for is interrupted. */
+  #detachedBy(conversation: Conversation, request: Request): void {
+    const job = conversation.job;
+    if (
+      job && job.attached && (job as { request?: Request }).request === request
+    ) {
+      job.controller.abort();
+    }
+  }
+
+  #newConversation(id: string): Conversation {
+    const c = new Conversation(id);
+    this.#conversations.add(c);
+    return c;
+  }
+
+  async #endConversation(c: Conversation): Promise<void> {
+    if (c.closed) return;
+    c.closed = true;
+    this.#conversations.delete(c);
+    c.job?.controller.abort();
+    await c.job?.promise.catch(() => {});
+    await c.tool?.close().catch(() => {});
+    if (c.id !== "") await this.#pool.end(c.id).catch(() => {});
+  }
+
+  #describe(): string {
+    const o = this.#options;
+    const maxChars = o.maxOutputChars ?? 30_000;
+    const lines = [
+      "Run a command in a persistent bash shell. State carries across calls: working directory, variables, functions and background jobs stay until restart.",
+      "- stdin is /dev/null: commands that read input get end-of-file; pagers are cat. Do not start interactive programs.",
+      `- Each command runs until it ends or its timeout: ${
+        seconds(this.#timeoutMs)
+      } by default, set \`timeout\` (seconds, at most ${
+        this.#maxTimeoutMs / 1000
+      }) for longer work. At the timeout the command is interrupted like Ctrl-C and the shell keeps its state.`,
+      `- A command still running after ${
+        seconds(this.#returnAfterMs)
+      } answers with an id instead of its result: call bash_wait with that id to wait for it (or to interrupt it). Only one command runs at a time.`,
+      `- The result starts with the status (Exit code N, TIMEOUT, ...), then the output: at most ${maxChars} characters, keeping the start and the end; when output was cut, the full output is saved to a file named in the result (read parts of it with sed -n or grep).`,
+      "- restart: true kills the shell and everything it started and starts a fresh shell (send it without command).",
+      "- Run long-lived servers in the background with output redirected to a file: `server > log 2>&1 &`.",
+    ];
+    if (o.policy) {
+      lines.push(
+        "- A policy judges every command; a refused command is not run and the result says why.",
+      );
+    }
+    if (o.instructions) lines.push(o.instructions);
+    return lines.join("\n");
+  }
+
+  #newServer(sdk: Sdk, conversation: Conversation): McpServer {
+    const { z } = sdk;
+    const server = new sdk.server.McpServer(
+      { name: "bashbox", version: SERVER_VERSION },
+      { capabilities: { tools: {} } },
+    );
+    conversation.server = server;
+    const maxTimeoutS = this.#maxTimeoutMs / 1000;
+    const returnAfterS = this.#returnAfterMs / 1000;
+    server.registerTool(
+      "bash",
+      {
+        title: "Bash",
+        description: this.#describe(),
+        inputSchema: z.object({
+          command: z.string().optional().describe(
+            "The bash command to run; several lines, pipes and heredocs are fine.",
+          ),
+          restart: z.boolean().optional().describe(
+            "true: kill the shell and everything it started, and start a fresh one. Send without command.",
+          ),
+          timeout: z.number().positive().max(maxTimeoutS).optional().describe(
+            `Seconds before the command is interrupted (default ${
+              this.#timeoutMs / 1000
+            }, at most ${maxTimeoutS}).`,
+          ),
+        }),
+        annotations: {
+          title: "Bash",
+          readOnlyHint: false,
+          destructiveHint: true,
+          idempotentHint: false,
+          openWorldHint: true,
+        },
+      },
+      (args, ctx) => this.#bash(conversation, args, ctx),
+    );
+    server.registerTool(
+      "bash_wait",
+      {
+        title: "Wait for a bash command",
+        description:
+          `Wait for a command that bash answered as still running (with an id), and get its result. Waits up to \`wait\` seconds (default and at most ${returnAfterS}); if the command is still running then, answers with its output so far and the same id, so call again. interrupt: true stops the command now, as a timeout would (the shell keeps its state), and returns its result. The command's own timeout still applies. Cancelling this call also interrupts the command.`,
+        inputSchema: z.object({
+          id: z.string().describe("The id bash answered with, e.g. c3."),
+          wait: z.number().min(0).max(returnAfterS).optional().describe(
+            `Most seconds to wait (default and at most ${returnAfterS}).`,
+          ),
+          interrupt: z.boolean().optional().describe(
+            "true: stop the command now and return its result.",
+          ),
+        }),
+        annotations: {
+          title: "Wait for a bash command",
+          readOnlyHint: false,
+          destructiveHint: false,
+          idempotentHint: false,
+          openWorldHint: false,
+        },
+      },
+      (args, ctx) => this.#wait(conversation, args, ctx),
+    );
+    return server;
+  }
+
+  #newTool(conversation: Conversation, session: BashSession): BashTool {
+    const o = this.#options;
+    return new BashTool({
+      session,
+      sessionId: conversation.id,
+      policy: o.policy,
+      onAsk: (command, reason) => this.#ask(conversation, command, reason),
+      redact: o.redact,
+      audit: o.audit
+        ? { write: (record) => o.audit!.write(record) } // closed by BashMcp
+        : undefined,
+      timeoutMs: this.#timeoutMs,
+      maxOutputChars: o.maxOutputChars,
+      spillDir: o.spillDir,
+    });
+  }
+
+  /** Puts an `ask` decision to the user through elicitation. */
+  async #ask(
+    conversation: Conversation,
+    command: string,
+    reason: string,
+  ): Promise<boolean> {
+    const answered = conversation.answered;
+    conversation.answered = null;
+    if (answered !== null && answered.command === command) return answered.run;
+    const ctx = conversation.ctx;
+    const caps = conversation.server?.server.getClientCapabilities();
+    if (ctx && isModern(ctx)) {
+      throw new Error(
+        "the MCP client did not answer the question about this command, so it was not run",
+      );
+    }
+    if (!ctx || !caps?.elicitation) {
+      throw new Error(
+        "the MCP client cannot ask the user (it does not support elicitation), so the command was not run",
+      );
+    }
+    const shown = this.#options.redact
+      ? this.#options.redact(command)
+      : command;
+    const answer = await ctx.mcpReq.elicitInput({
+      mode: "form",
+      message: askMessage(shown, reason),
+      requestedSchema: ASK_SCHEMA,
+    });
+    if (answer.action !== "accept") return false;
+    return answer.content?.run === true;
+  }
+
+  /**
+   * On a 2026-07-28 connection, an `ask` decision becomes an input_required
+   * result holding an elicitation; the retried call carries the answer, kept
+   * for `#ask`. Null when the command can go on to `BashTool`.
+   */
+  async #askModern(
+    conversation: Conversation,
+    command: string,
+    ctx: ServerContext,
+  ): Promise<CallToolResult | null> {
+    let verdict;
+    try {
+      verdict = this.#options.policy!.check(command);
+    } catch {
+      return null; // BashTool reports the failing policy
+    }
+    if (verdict?.decision !== "ask") return null;
+    const sdk = await loadSdk();
+    const responses = ctx.mcpReq.inputResponses;
+    if (responses && "approve" in responses) {
+      const content = sdk.server.acceptedContent(responses, "approve");
+      conversation.answered = { command, run: content?.run === true };
+      return null;
+    }
+    const envelope = ctx.mcpReq.envelope as
+      | Record<string, { elicitation?: unknown } | undefined>
+      | undefined;
+    const caps = envelope?.["io.modelcontextprotocol/clientCapabilities"] ??
+      conversation.server?.server.getClientCapabilities();
+    if (!caps?.elicitation) return null; // refused by #ask with the reason
+    const shown = this.#options.redact
+      ? this.#options.redact(command)
+      : command;
+    return sdk.server.inputRequired({
+      inputRequests: {
+        approve: sdk.server.inputRequired.elicit({
+          message: askMessage(shown, verdict.reason),
+          requestedSchema: ASK_SCHEMA,
+        }),
+      },
+    }) as unknown as CallToolResult;
+  }
+
+  async #bash(
+    conversation: Conversation,
+    args: { command?: string; restart?: boolean; timeout?: number },
+    ctx: ServerContext,
+  ): Promise<CallToolResult> {
+    if (conversation.closed || this.#closed) {
+      return text("Error: the MCP session has ended", true);
+    }
+    if (args.restart === true && args.command !== undefined) {
+      return text(
+        'Error: expected either {"command": string} or {"restart": true}, got both',
+        true,
+      );
+    }
+    if (args.restart !== true && args.command === undefined) {
+      return text(
+        'Error: expected input {"command": string} or {"restart": true}, got neither',
+        true,
+      );
+    }
+    let note = "";
+    const arrived = performance.now();
+    for (;;) {
+      const running = conversation.job;
+      if (!running) break;
+      if (running.done !== null) {
+        // Attached: its own call is delivering the result right now.
+        if (!running.attached) {
+          note =
+            `(Command ${running.id}, answered earlier as still running, has finished: ${
+              firstLine(running.done)
+            }. Its output was not collected.)\n`;
+        }
+        conversation.job = null;
+        break;
+      }
+      if (args.restart === true || running.controller.signal.aborted) {
+        // A restart stops it; a cancelled or interrupted one is ending.
+        running.controller.abort();
+        await running.promise;
+        if (conversation.job === running) conversation.job = null;
+        continue;
+      }
+      if (ctx.mcpReq.signal.aborted) {
+        return text("ABORTED: the call was cancelled before it started", true);
+      }
+      const waited = performance.now() - arrived;
+      if (running.attached && waited < this.#returnAfterMs) {
+        // Another call of this session is waiting for its command (calls
+        // sent together): run after it, as the model sent them.
+        await Promise.race([running.promise, delay(50)]);
+        continue;
+      }
+      return text(
+        `Error: command ${running.id} is still running (${
+          seconds(
+            Math.round((performance.now() - running.started) / 1000) * 1000,
+          )
+        } so far): wait for it with bash_wait {"id": "${running.id}"}, or stop it with {"id": "${running.id}", "interrupt": true}, before running another command`,
+        true,
+      );
+    }
+    if (
+      args.command !== undefined && this.#options.policy && isModern(ctx)
+    ) {
+      // The 2026-07-28 revision asks by answering input_required; the client
+      // retries the call with the user's answer.
+      const asked = await this.#askModern(conversation, args.command, ctx);
+      if (asked !== null) return asked;
+    }
+    const input = args.restart === true
+      ? { restart: true }
+      : { command: args.command };
+    const timeoutMs = args.timeout !== undefined
+      ? Math.round(args.timeout * 1000)
+      : this.#timeoutMs;
+    const job = this.#start(conversation, input, timeoutMs, ctx);
+    const result = await this.#await(
+      conversation,
+      job,
+      ctx,
+      this.#returnAfterMs,
+    );
+    if (note === "") return result;
+    const first = result.content[0];
+    if (first?.type === "text") {
+      return {
+        ...result,
+        content: [
+          { type: "text", text: note + first.text },
+          ...result.content.slice(1),
+        ],
+      };
+    }
+    return result;
+  }
+
+  async #wait(
+    conversation: Conversation,
+    args: { id: string; wait?: number; interrupt?: boolean },
+    ctx: ServerContext,
+  ): Promise<CallToolResult> {
+    const job = conversation.job;
+    if (!job || job.id !== args.id) {
+      return text(
+        `Error: expected the id of a command still running, got ${
+          JSON.stringify(args.id)
+        }: ${
+          job
+            ? `the command waiting is ${job.id}`
+            : "no command is waiting (its result was already returned, or the id is wrong)"
+        }`,
+        true,
+      );
+    }
+    if (args.interrupt === true) job.controller.abort();
+    const waitMs = args.wait !== undefined
+      ? Math.round(args.wait * 1000)
+      : this.#returnAfterMs;
+    return await this.#await(conversation, job, ctx, waitMs);
+  }
+
+  /** Starts a command as a job of the conversation. */
+  #start(
+    conversation: Conversation,
+    input: { command?: string; restart?: boolean },
+    timeoutMs: number,
+    ctx: ServerContext,
+  ): Job {
+    const id = `c${++conversation.jobs}`;
+    const job: Job = {
+      id,
+      command: input.command ?? "(restart)",
+      started: performance.now(),
+      timeoutMs,
+      controller: new AbortController(),
+      bytes: 0,
+      lastLine: "",
+      partial: "",
+      promise: Promise.resolve(text("")),
+      done: null,
+      attached: false,
+    };
+    const decoder = new TextDecoder();
+    const onOutput = (chunk: Uint8Array): void => {
+      job.bytes += chunk.length;
+      const tail = chunk.length > 4096
+        ? chunk.subarray(chunk.length - 4096)
+        : chunk;
+      const s = job.partial + decoder.decode(tail, { stream: true });
+      const lines = s.split("\n");
+      job.partial = lines.pop()!.slice(-4096);
+      for (let i = lines.length - 1; i >= 0; i--) {
+        if (lines[i].trim() !== "") {
+          job.lastLine = lines[i].slice(-4096);
+          break;
+        }
+      }
+    };
+    conversation.job = job;
+    conversation.ctx = ctx;
+    job.promise = (async (): Promise<CallToolResult> => {
+      const lease = await this.#pool.acquire(conversation.id);
+      try {
+        let lost = false;
+        if (conversation.tool?.session !== lease.session) {
+          const old = conversation.tool;
+          conversation.tool = this.#newTool(conversation, lease.session);
+          lost = conversation.hadShell && input.restart !== true;
+          await old?.close().catch(() => {});
+        }
+        conversation.hadShell = true;
+        if (job.controller.signal.aborted) {
+          return text(
+            "ABORTED: the command was cancelled before it started",
+            true,
+          );
+        }
+        const block = await conversation.tool.handle(
+          { id, name: "bash", input },
+          {
+            timeoutMs,
+            signal: job.controller.signal,
+            onOutput: (chunk) => {
+              try {
+                onOutput(chunk);
+              } catch {
+                // progress is best effort
+              }
+            },
+          },
+        );
+        let content = block.content;
+        if (lost) {
+          const nl = content.indexOf("\n");
+          const head = nl === -1 ? content : content.slice(0, nl);
+          const rest = nl === -1 ? "" : content.slice(nl);
+          content =
+            `${head}\nThe shell was restarted: its state (working directory, variables, functions, background jobs) was lost.${rest}`;
+        }
+        return text(content, block.is_error === true);
+      } finally {
+        lease.release();
+      }
+    })().catch((error) =>
+      text(`Error: the command could not run: ${messageOf(error)}`, true)
+    ).then((r) => {
+      job.done = r;
+      return r;
+    });
+    return job;
+  }
+
+  /** Waits for a job up to `windowMs`, reporting progress; a cancelled request interrupts it. */
+  async #await(
+    conversation: Conversation,
+    job: Job,
+    ctx: ServerContext,
+    windowMs: number,
+  ): Promise<CallToolResult> {
+    conversation.ctx = ctx;
+    job.attached = true;
+    (job as { request?: Request }).request = ctx.http?.req;
+    const signal = ctx.mcpReq.signal;
+    const token = ctx.mcpReq._meta?.progressToken;
+    let ticks = 0;
+    const progress = token === undefined ? undefined : setInterval(() => {
+      ticks++;
+      const line = this.#lastLine(job);
+      ctx.mcpReq.notify({
+        method: "notifications/progress",
+        params: {
+          progressToken: token,
+          progress: ticks,
+          message: `${job.id} running for ${
+            seconds(Math.round((performance.now() - job.started) / 1000) * 1000)
+          }, ${job.bytes} bytes of output${line ? `; last line: ${line}` : ""}`,
+        },
+      }).catch(() => {});
+    }, PROGRESS_INTERVAL_MS);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => {
+      if (job.attached) job.controller.abort();
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    try {
+      const winner = await Promise.race([
+        job.promise,
+        new Promise<null>((resolve) => {
+          timer = setTimeout(() => resolve(null), windowMs);
+        }),
+      ]);
+      if (winner !== null) {
+        if (conversation.job === job) conversation.job = null;
+        return winner;
+      }
+      if (job.controller.signal.aborted) {
+        const r = await job.promise;
+        if (conversation.job === job) conversation.job = null;
+        return r;
+      }
+      const line = this.#lastLine(job);
+      return text(
+        `STILL RUNNING: command ${job.id} has run for ${
+          seconds(Math.round((performance.now() - job.started) / 1000) * 1000)
+        } and goes on (it is interrupted at its timeout of ${
+          seconds(job.timeoutMs)
+        }). Output so far: ${job.bytes} bytes${
+          line ? `; last line: ${line}` : ""
+        }.\nCall bash_wait with {"id": "${job.id}"} to wait for its result, or {"id": "${job.id}", "interrupt": true} to stop it. Other commands must wait until it ends.`,
+      );
+    } finally {
+      job.attached = false;
+      (job as { request?: Request }).request = undefined;
+      signal.removeEventListener("abort", onAbort);
+      if (timer !== undefined) clearTimeout(timer);
+      if (progress !== undefined) clearInterval(progress);
+    }
+  }
+
+  #lastLine(job: Job): string {
+    let line = sanitize(job.lastLine).replace(/\n/g, " ").trim();
+    if (this.#options.redact) line = this.#options.redact(line);
+    return line.length > LAST_LINE_CHARS
+      ? "…" + line.slice(line.length - LAST_LINE_CHARS)
+      : line;
+  }
+}
+
+/**
+ * The stdio transport, answering a line that is JSON but not a JSON-RPC
+ * message with `-32600` (id null) instead of dropping it silently (the SDK
+ * skips lines that are not JSON at all, such as stray log output), and
+ * saying so before the SDK closes the connection over a message larger than
+ * its read buffer (10 MB). `onClose` runs when the transport closes.
+ */
+function answeringBadLines<
+  T extends {
+    onerror?: (error: Error) => void;
+    onclose?: () => void;
+    send(message: never): Promise<void>;
+  },
+>(transport: T, onClose: () => void): T {
+  let theirs: ((error: Error) => void) | undefined;
+  let theirClose: (() => void) | undefined;
+  Object.defineProperty(transport, "onclose", {
+    configurable: true,
+    get: () => () => {
+      theirClose?.();
+      onClose();
+    },
+    set: (f: (() => void) | undefined) => {
+      theirClose = f;
+    },
+  });
+  const ours = (error: Error): void => {
+    const answer = (code: number, message: string) =>
+      transport.send(
+        { jsonrpc: "2.0", id: null, error: { code, message } } as never,
+      ).catch(() => {});
+    if (/exceeded maximum size/.test(String(error?.message))) {
+      answer(
+        -32600,
+        `Request too large: ${error.message}; the connection is closed`,
+      );
+    } else if (error?.name === "ZodError" || error?.name === "$ZodError") {
+      answer(
+        -32600,
+        'Invalid Request: expected a JSON-RPC 2.0 message (an object with "jsonrpc": "2.0" and a "method", or a response)',
+      );
+    }
+    theirs?.(error);
+  };
+  Object.defineProperty(transport, "onerror", {
+    configurable: true,
+    get: () => ours,
+    set: (f: ((error: Error) => void) | undefined) => {
+      theirs = f;
+    },
+  });
+  return transport;
+}
+
+/** `node:http` behind the same fetch-shaped handler, for Node. */
+async function serveNode(
+  host: string,
+  port: number,
+  handler: (
+    request: Request,
+    gone: (listener: () => void) => void,
+  ) => Promise<Response>,
+): Promise<{ port: number; stop: () => Promise<void> }> {
+  const http = await import("node:http");
+  const { Readable } = await import("node:stream");
+  const server = http.createServer(async (req, res) => {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, [value].flat().join(", "));
+    }
+    const method = req.method ?? "GET";
+    const request = new Request(
+      `http://${req.headers.host ?? host}${req.url}`,
+      {
+        method,
+        headers,
+        body: method === "GET" || method === "HEAD"
+          ? undefined
+          : Readable.toWeb(req) as ReadableStream<Uint8Array>,
+        // @ts-ignore: a streamed request body (fetch's "duplex" option)
+        duplex: "half",
+      },
+    );
+    const response = await handler(request, (listener) => {
+      res.once("close", () => {
+        if (!res.writableFinished) listener();
+      });
+    });
+    res.writeHead(response.status, [...response.headers]);
+    if (!response.body) return void res.end();
+    const reader = response.body.getReader();
+    res.once("close", () => void reader.cancel().catch(() => {}));
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        res.write(value);
+      }
+    } catch {
+      // the client went away
+    }
+    res.end();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  return {
+    port: typeof address === "object" && address ? address.port : port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The response with its body stream watched: `onCancel` runs when the client stops reading it. */
+function watchBody(response: Response, onCancel: () => void): Response {
+  const body = response.body;
+  if (!body) return response;
+  const reader = body.getReader();
+  const watched = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      onCancel();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(watched, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/** The form an `ask` decision puts to the user. */
+const ASK_SCHEMA = {
+  type: "object" as const,
+  properties: {
+    run: {
+      type: "boolean" as const,
+      title: "Run this command",
+      description: "Check to let the command run once",
+    },
+  },
+  required: ["run"],
+};
+
+function askMessage(command: string, reason: string): string {
+  return `The model wants to run this command:\n\n${command}\n\n${reason}`;
+}
+
+/** Whether a request came on a 2026-07-28 connection (it carries the per-request envelope). */
+function isModern(ctx: ServerContext): boolean {
+  return ctx.mcpReq.envelope !== undefined;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function unrefTimer(timer: ReturnType<typeof setInterval>): void {
+  // deno-lint-ignore no-explicit-any
+  const g = globalThis as any;
+  if (typeof g.Deno?.unrefTimer === "function") g.Deno.unrefTimer(timer);
+  else (timer as unknown as { unref?: () => void }).unref?.();
+}

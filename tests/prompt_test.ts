@@ -1,0 +1,255 @@
+// It looks like a prompt: what a command sees of the session ($BASH_SOURCE,
+// $0, bash's messages, xtrace, descriptors, locale warnings) is what it would
+// see at an interactive bash prompt, never bashbox's machinery. Each rule is
+// checked over generated variants.
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { BashSession } from "../mod.ts";
+import { test } from "./_harness.ts";
+
+async function texts(
+  session: BashSession,
+  commands: readonly string[],
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const command of commands) {
+    out.push((await session.run(command)).output.text);
+  }
+  return out;
+}
+
+test("BashSession.run() shows no script path in $BASH_SOURCE or $0", async () => {
+  await using s = new BashSession({ cwd: "/tmp" });
+  const probes = [
+    "case ${BASH_SOURCE[0]} in */*) echo path;; *) echo none;; esac",
+    'dirname -- "${BASH_SOURCE[0]:-.}"',
+    'echo "[$0]"',
+    'echo "[${0##*/}]"',
+    "eval 'dirname -- \"${BASH_SOURCE[0]:-.}\"'",
+    '(dirname -- "${BASH_SOURCE[0]:-.}"; echo "[$0]")',
+    "bash -c 'echo \"[$0]\"'",
+  ];
+  const expected = [
+    "none\n",
+    ".\n",
+    "[bash]\n",
+    "[bash]\n",
+    ".\n",
+    ".\n[bash]\n",
+    "[bash]\n",
+  ];
+  // Before and after other calls.
+  deepEqual(await texts(s, probes), expected);
+  await s.run("cd /; cd /tmp; false");
+  deepEqual(await texts(s, probes), expected);
+  // No trace of how the shell was started in the directory stack.
+  equal((await s.run('echo "[${OLDPWD:-}]"')).output.text, "[/]\n");
+  // The common idiom keeps the session where it is.
+  for (
+    const idiom of [
+      'SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"',
+      'SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]:-$0}")" &>/dev/null && pwd)',
+      'SCRIPT_DIR="$(dirname "$(readlink -f "${BASH_SOURCE[0]:-.}")")"',
+    ]
+  ) {
+    const r = await s.run(`${idiom}; echo "$SCRIPT_DIR"; pwd`);
+    ok(!r.output.text.includes("/dev/fd"), r.output.text);
+    ok(!r.output.text.includes("/proc/"), r.output.text);
+    equal(r.output.text.split("\n")[1], "/tmp", idiom);
+    equal(r.cwd, "/tmp");
+  }
+});
+
+test("BashSession.run() reports bash's errors as a prompt does", async () => {
+  await using s = new BashSession();
+  // Word for word what an interactive bash prints: no script name, no line.
+  const cases: Array<[string, RegExp]> = [
+    ["nope_cmd_x", /^bash: nope_cmd_x: command not found\n$/],
+    [
+      "cd /nonexistent-dir",
+      /^bash: cd: \/nonexistent-dir: No such file or directory\n$/,
+    ],
+    ["echo a\nnope_two", /^a\nbash: nope_two: command not found\n$/],
+    ["declare -i n=1/0", /^bash: declare: 1\/0: division by 0/],
+    ["echo $((1+))", /^bash: 1\+: syntax error/],
+    [
+      "set -u; echo $unset_var_q; set +u",
+      /^bash: unset_var_q: unbound variable\n$/,
+    ],
+    ["echo ${unset_var_r:?say why}", /^bash: unset_var_r: say why\n$/],
+    [
+      "exec /nonexistent/prog",
+      /^bash: \/nonexistent\/prog: No such file or directory\n$/,
+    ],
+    // (A syntax error names eval: the command line is parsed by eval.)
+    [
+      "if true; then",
+      /^bash: (eval: )?(line \d+: )?syntax error: unexpected end of file\n$/,
+    ],
+  ];
+  for (let round = 0; round < 3; round++) {
+    for (const [command, expected] of cases) {
+      const r = await s.run(command);
+      match(r.output.text, expected, command);
+      ok(!/\/dev\/fd|\/proc\//.test(r.output.text), r.output.text);
+    }
+  }
+});
+
+test("BashSession.run() survives errors that make bash drop the rest of the line", async () => {
+  // bash abandons the whole command line on these (and so would drop the
+  // frame): each call still ends at once with bash's status, state kept.
+  const makers = ["declare -i", "typeset -i", "declare -ix", "export -n"];
+  const expressions = ["1/0", "5%0", "2**-1", "1/(3-3)"];
+  await using s = new BashSession({ timeoutMs: 5000 });
+  await s.run("cd /tmp; KEEP=kept");
+  for (const maker of makers) {
+    for (const expr of expressions) {
+      const command = maker === "export -n"
+        ? `declare -i v; v="${expr}"; echo after`
+        : `${maker} "v=${expr}"; echo after`;
+      const r = await s.run(command);
+      equal(r.timedOut, false, command);
+      equal(r.restarted, false, command);
+      equal(r.exitCode, 1, `${command}: ${r.output.text}`);
+      match(r.output.text, /division by 0|exponent less than 0/, command);
+      ok(!r.output.text.includes("after"), "the rest of the line is dropped");
+      const next = await s.run('echo "$KEEP $PWD"');
+      equal(next.output.text, "kept /tmp\n", command);
+    }
+  }
+});
+
+test("BashSession.run() under set -x traces the command and nothing of the framing", async () => {
+  for (const stderr of ["merge", "separate"] as const) {
+    await using s = new BashSession({ stderr });
+    const trace = async (command: string): Promise<string> => {
+      const r = await s.run(command);
+      return stderr === "separate" ? r.stderr!.text : r.output.text;
+    };
+    for (
+      const on of [
+        "set -x",
+        "set -o xtrace",
+        "set -ex; set +e",
+        "shopt -so xtrace",
+        "set -vx; set +v",
+      ]
+    ) {
+      const first = await trace(`${on}; echo hi`);
+      ok(!first.includes("__bb"), first);
+      match(first, /^\++ echo hi$/m);
+      // xtrace stays on: later calls show their own commands only.
+      for (const command of ["echo two", "true", "x=1", "false"]) {
+        const out = await trace(command);
+        ok(!out.includes("__bb"), `${on} / ${command}: ${out}`);
+        const traced = out.split("\n").filter((l) => l.startsWith("+"));
+        equal(traced.length, 1, `${on} / ${command}: ${out}`);
+        match(
+          traced[0],
+          new RegExp(`^\\++ ${command.replace(/[+]/g, "\\+")}$`),
+        );
+      }
+      const off = await trace("set +x");
+      ok(!off.includes("__bb"), off);
+      equal(await trace("echo quiet"), stderr === "separate" ? "" : "quiet\n");
+    }
+    // A PS4 of the user's own is used for the user's commands.
+    const custom = await trace("PS4='>> '; set -x; echo mine; set +x");
+    ok(!custom.includes("__bb"), custom);
+    match(custom, /^>+> echo mine$/m);
+    // errexit and an ERR trap together with xtrace: still nothing of ours.
+    const careful = await trace(
+      "trap 'echo trapped' ERR; set -x; false; set +x; trap - ERR",
+    );
+    ok(!careful.includes("__bb"), careful);
+  }
+});
+
+test("BashSession.run() commands inherit only stdin, stdout and stderr", async () => {
+  for (const stderr of ["merge", "separate"] as const) {
+    await using s = new BashSession({ stderr });
+    for (
+      const command of [
+        "ls /proc/self/fd",
+        "(ls /proc/self/fd)",
+        "ls /proc/self/fd | cat",
+        "bash -c 'ls /proc/$$/fd'",
+      ]
+    ) {
+      const r = await s.run(command);
+      const fds = r.output.text.trim().split(/\s+/).map(Number);
+      // The listing's own directory handle (3) is the only other one.
+      const extra = fds.filter((fd) => fd > 3);
+      deepEqual(extra, [], `${command}: ${r.output.text}`);
+    }
+    // Background jobs do not hold the framing's descriptors either.
+    const bg = await s.run(
+      "bash -c 'sleep 0.1; ls /proc/$$/fd; :' & wait",
+    );
+    deepEqual(bg.output.text.trim().split(/\s+/).sort(), ["0", "1", "2"]);
+  }
+});
+
+test("BashSession.run() warns about a missing locale once, when it is set", async () => {
+  for (
+    const set of [
+      "export LC_ALL=zz_QQ.UTF-8",
+      "export LANG=zz_QQ.UTF-8 LC_ALL=zz_QQ.UTF-8",
+      "LC_ALL=zz_QQ.UTF-8",
+    ]
+  ) {
+    await using s = new BashSession();
+    const first = await s.run(set);
+    match(first.output.text, /setlocale/);
+    // ASCII and non-ASCII commands afterwards: no more warnings.
+    for (
+      const command of ["echo a", "echo é", "echo 日本", "echo b", "echo ü"]
+    ) {
+      const r = await s.run(command);
+      ok(
+        !r.output.text.includes("setlocale"),
+        `${set} / ${command}: ${r.output.text}`,
+      );
+      equal(r.output.text, `${command.slice(5)}\n`);
+    }
+  }
+});
+
+test("BashSession.run() keeps the session through errors that end only a non-interactive shell", async () => {
+  // bash exits a script on these; a prompt reports them and goes on.
+  const unset = [
+    "$u1",
+    "${u1}",
+    '"$u1"',
+    "${u1[2]}",
+    "${#u1}",
+    "${u1%x}",
+    "${u1/a/b}",
+  ];
+  const commands = [
+    ...unset.map((e) => `set -u; echo ${e}; echo rest`),
+    ...unset.map((e) => `set -o nounset; : ${e}; echo rest`),
+    "echo ${u2:?not set}; echo rest",
+    "echo ${u2?}; echo rest",
+    ': "${u2:?}"; echo rest',
+    "exec /nonexistent/prog",
+    "exec -a name /nonexistent/prog",
+    "exec ./not-a-program-here",
+  ];
+  await using s = new BashSession({ cwd: "/tmp", timeoutMs: 5000 });
+  await s.run("KEEP=kept; cd /");
+  for (const command of commands) {
+    const r = await s.run(command);
+    equal(r.restarted, false, `${command}: ${r.output.text}`);
+    equal(r.timedOut, false, command);
+    ok(r.exitCode !== 0, `${command}: exit code ${r.exitCode}`);
+    match(r.output.text, /^bash: /, command);
+    ok(!r.output.text.includes("rest"), `${command}: the line stops there`);
+    await s.run("set +u");
+    const next = await s.run('echo "$KEEP $PWD"');
+    equal(next.output.text, "kept /\n", command);
+  }
+  // set -e; false still ends the shell, as at a prompt.
+  const fatal = await s.run("set -e; false");
+  equal(fatal.restarted, true);
+});
