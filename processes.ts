@@ -804,8 +804,14 @@ export class BackgroundProcess {
     ]);
   }
 
+  /** At host exit: kill what carries the mark, remove the runner and log. */
   #sweepSync(): void {
     runBashSync(this.#init.shell, MARK_SWEEP, [this.#init.token, "KILL"]);
+    try {
+      rmSync(this.#init.dir, { recursive: true, force: true });
+    } catch {
+      // nothing more can be done while the host exits
+    }
   }
 
   /**

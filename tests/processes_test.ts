@@ -267,9 +267,9 @@ test("BashSession.spawn() processes die when the host exits without closing", as
     JSON.stringify(new URL("../mod.ts", import.meta.url).href)
   };
 const s = new BashSession();
-await s.spawn("setsid sleep ${mark} & sleep ${mark}");
+const p = await s.spawn("setsid sleep ${mark} & sleep ${mark}");
 await new Promise((r) => setTimeout(r, 300));
-console.log("ready");
+console.log("ready", p.logPath);
 if (globalThis.Deno) Deno.exit(0); else process.exit(0);`;
   const file = `/tmp/bashbox-host-${mark}.mts`;
   await exec(["bash", "-c", `cat > "${file}"`], { stdin: code });
@@ -278,9 +278,11 @@ if (globalThis.Deno) Deno.exit(0); else process.exit(0);`;
       runtime === "deno" ? `"$BIN" run --allow-all "$FILE"` : `"$BIN" "$FILE"`,
       { env: { BIN: bin, FILE: file }, timeoutMs: 30_000 },
     );
-    equal(r.stdout.text, "ready\n", r.stderr.text);
+    match(r.stdout.text, /^ready \/\S+\/output\.log\n$/, r.stderr.text);
     equal(r.timedOut, false);
     equal((await gone(mark)).length, 0);
+    const log = r.stdout.text.trim().split(" ")[1];
+    equal(existsSync(log), false, "the log was removed at host exit");
   } finally {
     rmSync(file, { force: true });
   }
