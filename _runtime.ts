@@ -98,6 +98,7 @@ const live = new Map<number, string>(); // pgid -> killer program
 let hooksInstalled = false;
 
 function killAllSync(): void {
+  runExitSweeps();
   if (live.size === 0) return;
   const groups = [...live.entries()];
   live.clear();
@@ -166,7 +167,7 @@ function track(pgid: number, killer: string): void {
 
 function untrack(pgid: number): void {
   live.delete(pgid);
-  if (live.size === 0) setHooks(false);
+  if (live.size === 0 && exitSweeps.size === 0) setHooks(false);
 }
 
 /** Number of process groups the library currently keeps alive (for tests). */
@@ -683,4 +684,44 @@ export async function within(
   ]);
   timer.cancel();
   return settled;
+}
+
+// ---------------------------------------------------------------------------
+// Background processes (processes.ts): groups started outside spawnGroup
+// (Bun's terminal) and sweeps run when the host exits.
+
+const exitSweeps = new Set<() => void>();
+
+function runExitSweeps(): void {
+  const sweeps = [...exitSweeps];
+  exitSweeps.clear();
+  for (const sweep of sweeps) {
+    try {
+      sweep();
+    } catch {
+      // nothing more can be done while the host exits
+    }
+  }
+}
+
+/**
+ * Runs `sweep` (synchronously) when the host exits or is interrupted, until
+ * the returned function removes it.
+ */
+export function addExitSweep(sweep: () => void): () => void {
+  exitSweeps.add(sweep);
+  setHooks(true);
+  return () => {
+    exitSweeps.delete(sweep);
+    if (live.size === 0 && exitSweeps.size === 0) setHooks(false);
+  };
+}
+
+/**
+ * Tracks process group `pgid`, started without {@linkcode spawnGroup}, so it
+ * is killed when the host exits; the returned function stops tracking it.
+ */
+export function trackGroup(pgid: number, killer: string): () => void {
+  track(pgid, killer);
+  return () => untrack(pgid);
 }

@@ -30,18 +30,26 @@ import {
 import { redactQuoted, redactStream, type StreamRedactor } from "./redact.ts";
 import type { Sandbox } from "./sandbox.ts";
 import {
+  type BackgroundProcess,
   BashSession,
   type BashSessionOptions,
+  type ProcessOutput,
   type SessionResult,
   type Transport,
 } from "./session.ts";
 
 // The session types this entry point's API names, for readers of `./anthropic` alone.
 export type {
+  BackgroundProcess,
   BashSession,
   BashSessionOptions,
+  ProcessOutput,
+  ProcessStatus,
+  ReadOptions,
   RunOptions,
   SessionResult,
+  SpawnProcessOptions,
+  StopOptions,
   Transport,
 } from "./session.ts";
 export type { Sandbox } from "./sandbox.ts";
@@ -74,6 +82,148 @@ export const BASH_TOOL: {
   type: "bash_20250124",
   name: "bash",
 };
+
+/** Longest wait a process tool may ask for, in milliseconds. */
+const PROCESS_MAX_WAIT_MS = 30_000;
+/** Wait for first output after process_start, by default. */
+const PROCESS_START_WAIT_MS = 1000;
+
+/** A client tool definition: name, description and JSON schema of its input. */
+export interface ClientToolDefinition {
+  /** The tool name the model calls. */
+  readonly name: string;
+  /** What the tool does and its limits, written for the model. */
+  readonly description: string;
+  /** JSON schema of the (flat) input object. */
+  readonly input_schema: {
+    readonly type: "object";
+    readonly properties: Readonly<Record<string, unknown>>;
+    readonly required?: readonly string[];
+  };
+}
+
+/**
+ * Client tools for background and terminal processes, to send in `tools`
+ * next to {@linkcode BASH_TOOL}; {@linkcode BashTool.handle} answers them.
+ * Inputs are flat objects; every limit is in the descriptions.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PROCESS_TOOLS } from "./anthropic.ts";
+ *
+ * assert.deepEqual(PROCESS_TOOLS.map((t) => t.name), [
+ *   "process_start", "process_read", "process_write", "process_stop", "process_list",
+ * ]);
+ * ```
+ */
+export const PROCESS_TOOLS: readonly ClientToolDefinition[] = [
+  {
+    name: "process_start",
+    description:
+      "Start a long-running command in the background (a dev server, a watcher, a REPL) from the bash session's current directory, variables and functions, and return its first output. Use this instead of `bash` with `&` for anything you want to read, type into or stop later. Set tty to true for programs that need a terminal (python3 or node REPLs, top, vim, password prompts); their output comes without escape codes and process_read can return the screen. Waits up to wait_ms (default 1000, at most 30000) or until the output matches the regular expression `until`. Output shown is at most the last 30000 characters of what is new; the full log is kept in a file whose path the result names. The process keeps running until it ends, process_stop, or the bash session restarts. Programs without a terminal often buffer their output: use `python3 -u`, `stdbuf -oL` or tty.",
+    input_schema: {
+      type: "object",
+      properties: {
+        command: {
+          type: "string",
+          description: "The bash command to run in the background.",
+        },
+        tty: {
+          type: "boolean",
+          description:
+            "Give the process a pseudo-terminal (80x24). Default false.",
+        },
+        wait_ms: {
+          type: "integer",
+          description:
+            "Milliseconds to wait for first output (0 to 30000, default 1000).",
+        },
+        until: {
+          type: "string",
+          description:
+            'Return as soon as the output matches this JavaScript regular expression (e.g. "Listening on").',
+        },
+      },
+      required: ["command"],
+    },
+  },
+  {
+    name: "process_read",
+    description:
+      "Read the new output of a background process since the last read. Waits up to wait_ms (default 1000, at most 30000) for output, or until the new output matches the regular expression `until`, or until the process ends. Shows at most the last 30000 characters of the new output (the rest is in the log file the result names). With screen true, returns a terminal process's current screen as plain text instead.",
+    input_schema: {
+      type: "object",
+      properties: {
+        id: {
+          type: "string",
+          description: "The process id (p1, p2, ...) from process_start.",
+        },
+        wait_ms: {
+          type: "integer",
+          description:
+            "Milliseconds to wait for output (0 to 30000, default 1000).",
+        },
+        until: {
+          type: "string",
+          description:
+            "Return as soon as the new output matches this JavaScript regular expression.",
+        },
+        screen: {
+          type: "boolean",
+          description:
+            "Return the terminal's current screen (tty processes only). Default false.",
+        },
+      },
+      required: ["id"],
+    },
+  },
+  {
+    name: "process_write",
+    description:
+      'Send text to a background process\'s input, then return its new output (waits up to wait_ms, default 500, at most 30000, or until `until` matches). In a terminal (tty) process Enter is "\\r", Ctrl-C is "\\u0003", Ctrl-D is "\\u0004", Escape is "\\u001b"; without a terminal end lines with "\\n". At most 65536 characters per call.',
+    input_schema: {
+      type: "object",
+      properties: {
+        id: { type: "string", description: "The process id." },
+        text: { type: "string", description: "The characters to send." },
+        wait_ms: {
+          type: "integer",
+          description:
+            "Milliseconds to wait for output after sending (0 to 30000, default 500).",
+        },
+        until: {
+          type: "string",
+          description:
+            "Return as soon as the new output matches this JavaScript regular expression.",
+        },
+      },
+      required: ["id", "text"],
+    },
+  },
+  {
+    name: "process_stop",
+    description:
+      "Stop a background process and everything it started: SIGINT, then SIGTERM after 0.5 s, then SIGKILL after 1 s. Returns how it ended and its last output (at most 30000 characters).",
+    input_schema: {
+      type: "object",
+      properties: {
+        id: { type: "string", description: "The process id." },
+      },
+      required: ["id"],
+    },
+  },
+  {
+    name: "process_list",
+    description:
+      "List the background processes of the bash session: id, command, whether it runs or how it ended, for how long, and how much output is unread.",
+    input_schema: { type: "object", properties: {} },
+  },
+];
+
+const PROCESS_TOOL_NAMES: ReadonlySet<string> = new Set(
+  PROCESS_TOOLS.map((t) => t.name),
+);
 
 /** A policy decision on one command. */
 export interface PolicyDecision {
@@ -456,10 +606,15 @@ export class BashTool {
     input: unknown,
     options: HandleOptions,
   ): Promise<ToolResultBlock> {
+    if (typeof name === "string" && PROCESS_TOOL_NAMES.has(name)) {
+      return await this.#processCall(id, name, input);
+    }
     if (name !== undefined && name !== BASH_TOOL.name) {
       return errorToolResult(
         id,
-        `Expected a call of the "bash" tool, got "${String(name)}"`,
+        `Expected a call of the "bash" tool or a process tool, got "${
+          String(name)
+        }"`,
       );
     }
     if (input === null || typeof input !== "object" || Array.isArray(input)) {
@@ -536,7 +691,11 @@ export class BashTool {
     const results: ToolResultBlock[] = [];
     for (const block of message.content) {
       const b = block as { type?: unknown; name?: unknown };
-      if (b?.type === "tool_use" && b.name === BASH_TOOL.name) {
+      if (
+        b?.type === "tool_use" &&
+        (b.name === BASH_TOOL.name ||
+          typeof b.name === "string" && PROCESS_TOOL_NAMES.has(b.name))
+      ) {
         results.push(await this.handle(block as ToolUseLike));
       }
     }
@@ -642,13 +801,10 @@ export class BashTool {
     );
   }
 
-  async #run(
-    id: string,
+  /** The policy's decision on `command`, with `ask` answered by `onAsk`. */
+  async #judge(
     command: string,
-    options: HandleOptions = {},
-  ): Promise<ToolResultBlock> {
-    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
-    const started = performance.now();
+  ): Promise<{ decision: string; reason: string | undefined }> {
     let decision = "none";
     let reason: string | undefined;
     const policy = this.#options.policy;
@@ -688,6 +844,17 @@ export class BashTool {
         }
       }
     }
+    return { decision, reason };
+  }
+
+  async #run(
+    id: string,
+    command: string,
+    options: HandleOptions = {},
+  ): Promise<ToolResultBlock> {
+    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
+    const started = performance.now();
+    const { decision, reason } = await this.#judge(command);
     const shownReason = reason === undefined
       ? undefined
       : this.#safeText(reason, [command]);
@@ -979,6 +1146,197 @@ export class BashTool {
       is_error: true,
     };
   }
+  // -------------------------------------------------------------------------
+  // Process tools (PROCESS_TOOLS).
+
+  /** One call of a process tool: checked, judged (start), audited, redacted. */
+  async #processCall(
+    id: string,
+    name: string,
+    input: unknown,
+  ): Promise<ToolResultBlock> {
+    if (input === null || typeof input !== "object" || Array.isArray(input)) {
+      return errorToolResult(
+        id,
+        `Expected an input object for ${name}, got ${describeInput(input)}`,
+      );
+    }
+    const i = input as Record<string, unknown>;
+    const fail = (text: string) =>
+      errorToolResult(id, this.#safeText(text, []));
+    const waitMs = i.wait_ms ??
+      (name === "process_write"
+        ? 500
+        : name === "process_read" || name === "process_start"
+        ? PROCESS_START_WAIT_MS
+        : 0);
+    if (
+      typeof waitMs !== "number" || !Number.isInteger(waitMs) || waitMs < 0 ||
+      waitMs > PROCESS_MAX_WAIT_MS
+    ) {
+      return fail(
+        `Expected wait_ms to be a whole number from 0 to ${PROCESS_MAX_WAIT_MS}, got ${
+          describeInput(i.wait_ms)
+        }`,
+      );
+    }
+    let until: RegExp | undefined;
+    if (i.until !== undefined) {
+      try {
+        if (typeof i.until !== "string" || i.until === "") throw new Error();
+        until = new RegExp(i.until, "m");
+      } catch {
+        return fail(
+          `Expected until to be a JavaScript regular expression, got ${
+            describeInput(i.until)
+          }`,
+        );
+      }
+    }
+    if (this.#closed || this.#session.closed) {
+      return fail("The session is closed: nothing was done");
+    }
+    let target: BackgroundProcess | undefined;
+    if (name !== "process_start" && name !== "process_list") {
+      target = this.#session.processes().find((p) => p.id === i.id);
+      if (target === undefined) {
+        const ids = this.#session.processes().map((p) => p.id);
+        return fail(
+          `Expected the id of a process (${
+            ids.length ? ids.join(", ") : "none started"
+          }), got ${describeInput(i.id)}`,
+        );
+      }
+    }
+    let command: string;
+    let decision = "none";
+    let reason: string | undefined;
+    if (name === "process_start") {
+      if (typeof i.command !== "string" || i.command.trim() === "") {
+        return fail(
+          `Expected input {"command": string}, got ${describeInput(input)}`,
+        );
+      }
+      if (i.tty !== undefined && typeof i.tty !== "boolean") {
+        return fail(`Expected tty to be true or false, got ${i.tty}`);
+      }
+      command = i.command;
+      ({ decision, reason } = await this.#judge(command));
+    } else if (name === "process_write") {
+      if (typeof i.text !== "string" || i.text.length > 65536) {
+        return fail(
+          `Expected text to be a string of at most 65536 characters, got ${
+            describeInput(i.text)
+          }`,
+        );
+      }
+      command = `(${name} ${target!.id}) ${i.text}`;
+    } else {
+      command = `(${name}${target ? " " + target.id : ""})`;
+    }
+    const started = performance.now();
+    const shownReason = reason === undefined
+      ? undefined
+      : this.#safeText(reason, [command]);
+    const auditError = await this.#auditStart(
+      id,
+      command,
+      decision,
+      shownReason,
+    );
+    if (auditError !== null) return this.#notRun(id, auditError);
+    if (
+      decision === "deny" ||
+      decision.startsWith("ask:") && decision !== "ask:approved"
+    ) {
+      const block = errorToolResult(
+        id,
+        `The command was refused by policy: ${shownReason || "not allowed"}`,
+      );
+      return await this.#auditEnd(
+        id,
+        command,
+        decision,
+        null,
+        block,
+        started,
+        0,
+      );
+    }
+    let block: ToolResultBlock;
+    try {
+      const text = await this.#processAction(name, i, target, {
+        waitMs,
+        until,
+      });
+      block = {
+        type: "tool_result",
+        tool_use_id: id,
+        content: this.#redact(text),
+      };
+    } catch (error) {
+      block = errorToolResult(
+        id,
+        this.#safeText(`${name} failed: ${messageOf(error)}`, [command]),
+      );
+    }
+    return await this.#auditEnd(id, command, decision, null, block, started, 0);
+  }
+
+  async #processAction(
+    name: string,
+    i: Record<string, unknown>,
+    target: BackgroundProcess | undefined,
+    o: { waitMs: number; until: RegExp | undefined },
+  ): Promise<string> {
+    const maxBytes = this.#maxChars;
+    switch (name) {
+      case "process_start": {
+        const p = await this.#session.spawn(i.command as string, {
+          tty: i.tty === true,
+        });
+        const r = await p.read({ waitMs: o.waitMs, until: o.until, maxBytes });
+        return describeProcess(p, r, "Started");
+      }
+      case "process_read": {
+        if (i.screen === true) {
+          const screen = await target!.screen();
+          return `${
+            processHeader(target!)
+          }\n--- screen ---\n${screen}\n--- end of screen ---\n${
+            processHint(target!)
+          }`;
+        }
+        const r = await target!.read({
+          waitMs: o.waitMs,
+          until: o.until,
+          maxBytes,
+        });
+        return describeProcess(target!, r);
+      }
+      case "process_write": {
+        await target!.write(i.text as string);
+        const r = await target!.read({
+          waitMs: o.waitMs,
+          until: o.until,
+          maxBytes,
+        });
+        return describeProcess(target!, r, "Sent input to");
+      }
+      case "process_stop": {
+        await target!.stop();
+        const r = await target!.read({ maxBytes });
+        return describeProcess(target!, r, "Stopped");
+      }
+      default: {
+        const procs = this.#session.processes();
+        if (procs.length === 0) return "No background processes.";
+        return procs.map((p) =>
+          `${processHeader(p)} — ${p.totalBytes} bytes of output`
+        ).join("\n");
+      }
+    }
+  }
 }
 
 /**
@@ -1129,6 +1487,11 @@ export interface RunAgentOptions {
    * and carried out through the same session (default: not offered).
    */
   editor?: EditorTool;
+  /**
+   * Offer {@linkcode PROCESS_TOOLS} beside bash, answered by `tool`
+   * (default false: only bash, and the editor when given).
+   */
+  processTools?: boolean;
   /** Most model calls, retries included (default 20). */
   maxTurns?: number;
   /** `max_tokens` of each call (default 4096). */
@@ -1215,6 +1578,7 @@ export class AgentError extends Error {
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const { client, model, prompt, system, tool, editor, onEvent } = options;
+  const processTools = options.processTools === true;
   const maxTurns = options.maxTurns ?? 20;
   if (!Number.isInteger(maxTurns) || maxTurns < 1) {
     throw new RangeError(
@@ -1245,7 +1609,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         model,
         max_tokens: maxTokens,
         ...(system ? { system } : {}),
-        tools: [BASH_TOOL, ...(editor ? [editor.definition] : [])],
+        tools: [
+          BASH_TOOL,
+          ...(processTools ? PROCESS_TOOLS : []),
+          ...(editor ? [editor.definition] : []),
+        ],
         messages,
       });
       if (!Array.isArray(response?.content)) {
@@ -1297,13 +1665,16 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         name: String(call.name ?? ""),
         input: call.input,
       });
-      const block = call.name === BASH_TOOL.name
+      const block = call.name === BASH_TOOL.name ||
+          processTools && PROCESS_TOOL_NAMES.has(String(call.name))
         ? await tool.handle({ id, name: call.name, input: call.input })
         : editor && call.name === editor.definition.name
         ? await editor.handle({ id, name: call.name, input: call.input })
         : errorToolResult(
           id,
           `Unknown tool "${call.name}": only "bash"${
+            processTools ? ", the process tools" : ""
+          }${
             editor ? ` and "${editor.definition.name}" are` : " is"
           } available`,
         );
@@ -1314,4 +1685,97 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   }
   onEvent?.({ type: "stop", reason: "max_turns" });
   return { stopReason: "max_turns", turns: maxTurns, messages };
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** One line: which process, what it runs, and whether it runs or how it ended. */
+function processHeader(p: BackgroundProcess): string {
+  const status = p.status;
+  const state = status === null
+    ? `running for ${seconds(p.elapsedMs)}`
+    : status.signal
+    ? `ended by ${status.signal} after ${seconds(p.elapsedMs)}`
+    : `exited with code ${status.exitCode} after ${seconds(p.elapsedMs)}`;
+  return `Process ${p.id} (pid ${p.pid}${p.tty ? ", tty" : ""}) \`${
+    p.command.length > 200 ? p.command.slice(0, 200) + "…" : p.command
+  }\` — ${state}`;
+}
+
+function processHint(p: BackgroundProcess): string {
+  return p.running
+    ? `More output: process_read {"id": "${p.id}"}; input: process_write; stop: process_stop. Full log: ${p.logPath}`
+    : `Full log: ${p.logPath}`;
+}
+
+function describeProcess(
+  p: BackgroundProcess,
+  r: ProcessOutput,
+  verb?: string,
+): string {
+  const lines = [(verb ? `${verb}: ` : "") + processHeader(p)];
+  if (r.omittedBytes > 0) {
+    lines.push(
+      `[${r.omittedBytes} earlier bytes of new output omitted: see the log]`,
+    );
+  }
+  lines.push(
+    r.text === ""
+      ? "(no new output)"
+      : `--- new output ---\n${r.text}${
+        r.text.endsWith("\n") ? "" : "\n"
+      }--- end of new output ---`,
+  );
+  lines.push(processHint(p));
+  return lines.join("\n");
+}
+
+/**
+ * Wraps the {@linkcode PROCESS_TOOLS} of a {@linkcode BashTool} as
+ * `BetaRunnableTool`s for the official SDK's `toolRunner`, next to
+ * {@linkcode runnableBashTool}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BashTool, runnableProcessTools } from "./anthropic.ts";
+ *
+ * await using tool = new BashTool();
+ * const [start] = runnableProcessTools(tool);
+ * const text = await start.run({ command: "echo hi", wait_ms: 2000, until: "hi" });
+ * assert.match(text, /hi/);
+ * ```
+ */
+export function runnableProcessTools(tool: BashTool): RunnableClientTool[] {
+  if (!(tool instanceof BashTool)) {
+    throw new TypeError("Expected a BashTool");
+  }
+  let calls = 0;
+  return PROCESS_TOOLS.map((definition) => ({
+    ...definition,
+    parse: (content: unknown) => content,
+    run: async (input: unknown, context?: { toolUse?: { id: string } }) => {
+      const id = context?.toolUse?.id ?? `toolu_local_p${++calls}`;
+      const block = await tool.handle({ id, name: definition.name, input });
+      const content = typeof block.content === "string" ? block.content : "";
+      if (block.is_error) {
+        const ToolError = await loadToolError();
+        throw ToolError ? new ToolError(content) : new Error(content);
+      }
+      return content;
+    },
+  }));
+}
+
+/** A client tool in the shape of the SDK's `BetaRunnableTool`. */
+export interface RunnableClientTool extends ClientToolDefinition {
+  /** Returns the input unchanged: {@linkcode BashTool.handle} checks it. */
+  parse: (content: unknown) => unknown;
+  /** Runs one call; an error result is thrown as the SDK's `ToolError`. */
+  run: (
+    input: unknown,
+    context?: { toolUse?: { id: string } },
+  ) => Promise<string>;
 }

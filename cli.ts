@@ -971,6 +971,18 @@ export function describeEvent(
         restart?: unknown;
         path?: unknown;
       };
+      if (event.name && event.name.startsWith("process_")) {
+        const shown = typeof input?.command === "string"
+          ? input.command
+          : JSON.stringify(input);
+        return `\n${
+          paint(
+            color,
+            "1",
+            `$ (${event.name}) ${shown.replaceAll("\n", "\n  ")}`,
+          )
+        }\n`;
+      }
       if (event.name && event.name !== "bash") {
         // The editor: its command and path, not the file's content.
         const what = typeof input?.command === "string" &&
@@ -982,9 +994,10 @@ export function describeEvent(
       if (input?.restart === true) {
         return `\n${paint(color, "1", "$ (restart the shell)")}\n`;
       }
-      const text = typeof input?.command === "string"
+      const shown = typeof input?.command === "string"
         ? input.command
         : JSON.stringify(input);
+      const text = shown;
       return `\n${paint(color, "1", `$ ${text.replaceAll("\n", "\n  ")}`)}\n`;
     }
     case "tool_result": {
@@ -1171,10 +1184,56 @@ export function demoTurns(dir: string): ScriptedTurn[] {
       stop_reason: "tool_use",
     },
     {
+      content: [
+        {
+          type: "text",
+          text:
+            "Now a dev server in the background: start it, wait until it serves.",
+        },
+        {
+          type: "tool_use",
+          id: "toolu_demo_12",
+          name: "process_start",
+          input: {
+            command:
+              "python3 -u -m http.server 0 --bind 127.0.0.1 2>&1 | tee server.log",
+            until: "Serving HTTP",
+            wait_ms: 10000,
+          },
+        },
+      ],
+      stop_reason: "tool_use",
+    },
+    {
+      content: [
+        {
+          type: "text",
+          text: "It serves. Probe it from the shell, then stop it.",
+        },
+        {
+          type: "tool_use",
+          id: "toolu_demo_13",
+          name: "bash",
+          input: {
+            command:
+              "port=$(grep -o 'port [0-9]*' server.log | head -1 | cut -d' ' -f2)\n" +
+              "curl -s http://127.0.0.1:$port/greet.sh | tail -n 1",
+          },
+        },
+        {
+          type: "tool_use",
+          id: "toolu_demo_14",
+          name: "process_stop",
+          input: { id: "p1" },
+        },
+      ],
+      stop_reason: "tool_use",
+    },
+    {
       content: [{
         type: "text",
         text:
-          "Done: the script ran, the editor fixed it until its test passed, the failure and the timeout were reported, and the restart gave a fresh shell.",
+          "Done: the script ran, the editor fixed it until its test passed, the failure and the timeout were reported, the restart gave a fresh shell, and the server was started, probed and stopped.",
       }],
       stop_reason: "end_turn",
     },
@@ -1220,10 +1279,11 @@ async function demo(
       model: options.model ?? DEFAULT_MODEL,
       prompt: offline
         ? "Show what the bash tool can do."
-        : "In the current directory, write a script greet.sh with a heredoc and run it; with the text editor tool write a test for it that expects it to say Hi instead of Hello, run the test, fix greet.sh with str_replace and run the test again; read a missing file; run `sleep 30` (it will time out); restart the shell and show that its state is gone. Be brief.",
+        : "In the current directory, write a script greet.sh with a heredoc and run it; with the text editor tool write a test for it that expects it to say Hi instead of Hello, run the test, fix greet.sh with str_replace and run the test again; read a missing file; run `sleep 30` (it will time out); restart the shell and show that its state is gone; start `python3 -u -m http.server 0 --bind 127.0.0.1` with process_start, fetch a page from it with curl, and stop it. Be brief.",
       tool,
       editor,
-      maxTurns: 10,
+      processTools: true,
+      maxTurns: 12,
       onEvent: (e) => io.out(describeEvent(e, { color: io.color })),
     });
     return run.stopReason === "end_turn" ? 0 : 1;

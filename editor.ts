@@ -36,15 +36,21 @@ import {
 } from "./session.ts";
 
 export type {
+  BackgroundProcess,
   BashSession,
   BashSessionOptions,
   Capture,
   CommandPolicy,
   Limits,
   PolicyDecision,
+  ProcessOutput,
+  ProcessStatus,
+  ReadOptions,
   RunOptions,
   Sandbox,
   SessionResult,
+  SpawnProcessOptions,
+  StopOptions,
   ToolUseLike,
   Transport,
 } from "./anthropic.ts";

@@ -44,6 +44,14 @@ export {
   OutputCallbackError,
 } from "./exec.ts";
 export {
+  type BackgroundProcess,
+  type ProcessOutput,
+  type ProcessStatus,
+  type ReadOptions,
+  type SpawnProcessOptions,
+  type StopOptions,
+} from "./processes.ts";
+export {
   BashSession,
   type BashSessionOptions,
   type RunOptions,
@@ -58,15 +66,19 @@ export {
   BASH_TOOL,
   BashTool,
   type BashToolOptions,
+  type ClientToolDefinition,
   type CommandPolicy,
   type ConversationMessage,
   type HandleOptions,
   type MessagesClient,
   type PolicyDecision,
+  PROCESS_TOOLS,
   runAgent,
   type RunAgentOptions,
   type RunnableBash,
   runnableBashTool,
+  type RunnableClientTool,
+  runnableProcessTools,
   type ToolUseLike,
 } from "./anthropic.ts";
 export {

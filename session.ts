@@ -68,12 +68,25 @@ import {
   type Transport,
 } from "./_launch.ts";
 import { type Limits, limitsScript } from "./policy.ts";
+import {
+  type BackgroundProcess,
+  ProcessTable,
+  type SpawnProcessOptions,
+} from "./processes.ts";
 import { bwrapArgv, bwrapChildPid, type Sandbox } from "./sandbox.ts";
 
 export type { Capture } from "./_capture.ts";
 export type { Limits } from "./policy.ts";
 export type { Sandbox } from "./sandbox.ts";
 export type { Transport };
+export type {
+  BackgroundProcess,
+  ProcessOutput,
+  ProcessStatus,
+  ReadOptions,
+  SpawnProcessOptions,
+  StopOptions,
+} from "./processes.ts";
 
 /** Options for {@linkcode BashSession}. */
 export interface BashSessionOptions {
@@ -120,6 +133,15 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Called with every chunk the command prints (a copy the callee may keep). */
   onOutput?: (chunk: Uint8Array, stream: "stdout" | "stderr") => void;
+  /**
+   * What the deadline does: `"kill"` (default) stops the command;
+   * `"background"` runs the command as a {@linkcode BashSession.spawn}
+   * process from the start and, should the deadline pass, returns with
+   * `timedOut: true` and the still-running process in `background`. In that
+   * mode the command's own state changes (`cd`, variables) stay in its
+   * process, output is merged, and `onOutput` is not called.
+   */
+  onTimeout?: "kill" | "background";
 }
 
 /** What {@linkcode BashSession.run} returns. */
@@ -142,6 +164,8 @@ export interface SessionResult {
   cwd: string;
   /** Wall time of the call, queueing excluded. */
   durationMs: number;
+  /** With `onTimeout: "background"`: the process still running at the deadline. */
+  background?: BackgroundProcess;
 }
 
 const encoder = new TextEncoder();
@@ -530,6 +554,9 @@ export class BashSession {
    * ```
    */
   run(command: string, options: RunOptions = {}): Promise<SessionResult> {
+    if (options?.onTimeout !== undefined && options.onTimeout !== "kill") {
+      return this.#runToBackground(command, options);
+    }
     try {
       this.#assertOpen();
       checkCommand(command);
@@ -599,7 +626,7 @@ export class BashSession {
    */
   async restart(): Promise<void> {
     this.#assertOpen();
-    await this.#killShell();
+    await Promise.all([this.#killShell(), this.#stopProcesses()]);
     const started = this.#queue.then(() => this.#ensureShell());
     this.#queue = started.catch(() => {});
     await started;
@@ -621,7 +648,7 @@ export class BashSession {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    await this.#killShell();
+    await Promise.all([this.#killShell(), this.#stopProcesses()]);
   }
 
   /** Same as {@linkcode close}, for `await using`. */
@@ -839,6 +866,127 @@ export class BashSession {
       throw new OutputCallbackError(result, onOutput.error());
     }
     return result;
+  }
+
+  // -------------------------------------------------------------------------
+  // Background and terminal processes (processes.ts).
+
+  #processTable: ProcessTable | null = null;
+
+  /**
+   * Starts `command` in the background from the session's state (its working
+   * directory, exported variables and functions), as the leader of its own
+   * process group, and returns its handle. It dies with {@linkcode restart},
+   * {@linkcode close} and the host. Local sessions only: a sandbox or a
+   * transport throws a `TypeError`.
+   *
+   * @example
+   * ```ts
+   * import { BashSession } from "./mod.ts";
+   *
+   * await using session = new BashSession();
+   * await session.run("cd /tmp && export GREETING=hi");
+   * const p = await session.spawn('echo "$GREETING from $PWD"');
+   * await p.wait();
+   * console.assert((await p.read()).text === "hi from /tmp\n");
+   * ```
+   */
+  async spawn(
+    command: string,
+    options: SpawnProcessOptions = {},
+  ): Promise<BackgroundProcess> {
+    this.#assertOpen();
+    if (this.#options.sandbox || this.#options.transport) {
+      throw new TypeError(
+        `Expected a local session for spawn(), got one with a ${
+          this.#options.sandbox ? "sandbox" : "transport"
+        }: run the command with "&" instead`,
+      );
+    }
+    this.#processTable ??= new ProcessTable({
+      dump: async (script) => {
+        const r = await this.run(script);
+        return { text: r.output.text, cwd: r.cwd };
+      },
+      shell: resolveProgram(this.#options.shell ?? "bash", this.#options.env),
+      headBytes: this.#headBytes,
+      tailBytes: this.#tailBytes,
+    });
+    return await this.#processTable.spawn(command, options);
+  }
+
+  /**
+   * The processes {@linkcode spawn} started since the last restart, running
+   * or ended, oldest first.
+   *
+   * @example
+   * ```ts
+   * import { BashSession } from "./mod.ts";
+   *
+   * await using session = new BashSession();
+   * const p = await session.spawn("sleep 30");
+   * console.assert(session.processes()[0] === p && p.running);
+   * ```
+   */
+  processes(): BackgroundProcess[] {
+    return this.#processTable?.list() ?? [];
+  }
+
+  /** {@linkcode run} with `onTimeout: "background"`. */
+  async #runToBackground(
+    command: string,
+    options: RunOptions,
+  ): Promise<SessionResult> {
+    if (options.onTimeout !== "background") {
+      throw new TypeError(
+        `Expected onTimeout to be "kill" or "background", got ${
+          JSON.stringify(options.onTimeout)
+        }`,
+      );
+    }
+    this.#assertOpen();
+    checkCommand(command);
+    const timeoutMs = options.timeoutMs === undefined
+      ? this.#timeoutMs
+      : checkDuration("timeoutMs", options.timeoutMs);
+    const signal = checkSignal(options.signal);
+    if (signal?.aborted) throw abortedBeforeStart(signal);
+    const proc = await this.spawn(command);
+    const started = performance.now();
+    let aborted = false;
+    let wake!: () => void;
+    const woken = new Promise<void>((r) => wake = r);
+    const timer = setTimeout(wake, timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      wake();
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    await Promise.race([proc.wait(), woken]);
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+    if (aborted && proc.running) {
+      await proc.stop({ graceMs: this.#killGraceMs });
+    }
+    const status = proc.status;
+    const output = proc.output();
+    await proc.read({ maxBytes: 1 }); // what the result holds is read
+    return {
+      output,
+      exitCode: status?.exitCode ?? null,
+      signal: status?.signal ?? null,
+      timedOut: status === null,
+      aborted,
+      restarted: false,
+      cwd: this.#cwd,
+      durationMs: performance.now() - started,
+      ...(status === null ? { background: proc } : {}),
+    };
+  }
+
+  /** Stops and forgets every spawned process (restart, close); ids are not reused. */
+  async #stopProcesses(): Promise<void> {
+    await this.#processTable?.disposeAll();
   }
 }
 

@@ -1,0 +1,916 @@
+/**
+ * Background and terminal processes of a {@linkcode BashSession}: dev
+ * servers, watchers, REPLs and full-screen programs that keep running while
+ * the session runs other commands, can be read, typed into, resized,
+ * signalled and stopped by id, and die with the session.
+ *
+ * A process is started by {@linkcode BashSession.spawn}: the session's shell
+ * writes down its state (working directory, exported variables, functions),
+ * and the host starts the command with that state as the leader of a new
+ * process group and session. Every process it starts carries
+ * `BASHBOX_PROCESS=<token>` in its environment, so stop, restart, close and
+ * host exit find it even after it left the group and the session (a daemon
+ * after `setsid`).
+ *
+ * With `tty: true` the process gets a pseudo-terminal: on Bun through
+ * `Bun.spawn`'s built-in terminal, on Deno through util-linux `script`. A
+ * headless terminal emulator (`@xterm/headless`, imported dynamically when the
+ * first terminal process starts) keeps the screen.
+ *
+ * @example
+ * ```ts
+ * import { BashSession } from "./mod.ts";
+ *
+ * await using session = new BashSession();
+ * await session.run("greet() { echo hello $1; }");
+ * const proc = await session.spawn("greet world; sleep 30");
+ * const first = await proc.read({ until: "hello", waitMs: 5000 });
+ * console.assert(first.text === "hello world\n" && first.running);
+ * await proc.stop();
+ * console.assert(!proc.running);
+ * ```
+ *
+ * @module
+ */
+
+import {
+  mkdtempSync,
+  openSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { closeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Capture, CaptureBuffer } from "./_capture.ts";
+import { escalation } from "./_deadline.ts";
+import {
+  addExitSweep,
+  delay,
+  type GroupProcess,
+  type GroupSignal,
+  type Pump,
+  pump,
+  resolveProgram,
+  RUNTIME,
+  signalGroup,
+  SpawnError,
+  spawnGroup,
+  trackGroup,
+} from "./_runtime.ts";
+import { SIGNAL_NAMES } from "./_signals.ts";
+
+/** Options of {@linkcode BashSession.spawn}. */
+export interface SpawnProcessOptions {
+  /** Give the process a pseudo-terminal (default false: pipes). */
+  tty?: boolean;
+  /** Terminal width in columns (default 80; only with `tty`). */
+  cols?: number;
+  /** Terminal height in rows (default 24; only with `tty`). */
+  rows?: number;
+  /** Variables set for the process, over the session's exported ones. */
+  env?: Record<string, string>;
+}
+
+/** Options of {@linkcode BackgroundProcess.read}. */
+export interface ReadOptions {
+  /** Wait up to this many milliseconds for output (default 0: return at once). */
+  waitMs?: number;
+  /** Return as soon as the new output matches (a string is searched literally). */
+  until?: RegExp | string;
+  /** Return at most the last this many bytes of new output (default 64 KiB). */
+  maxBytes?: number;
+}
+
+/** What {@linkcode BackgroundProcess.read} returns. */
+export interface ProcessOutput {
+  /** Output since the last read (for a terminal: escape codes removed). */
+  text: string;
+  /** True while the process runs. */
+  running: boolean;
+  /** Exit code once it exited on its own; null while running or after a signal. */
+  exitCode: number | null;
+  /** Name of the signal that ended it, or null. */
+  signal: string | null;
+  /** Every byte the process wrote so far. */
+  totalBytes: number;
+  /** New bytes not in `text` (beyond `maxBytes`): they are in the log file. */
+  omittedBytes: number;
+  /** True when `until` matched. */
+  matched: boolean;
+}
+
+/** How a background process ended. */
+export interface ProcessStatus {
+  /** Exit code, or null when a signal ended it. */
+  exitCode: number | null;
+  /** Name of the signal that ended it, or null. */
+  signal: string | null;
+}
+
+/** Options of {@linkcode BackgroundProcess.stop}. */
+export interface StopOptions {
+  /** SIGINT at once, SIGTERM at half of this, SIGKILL at this (default 1000 ms). */
+  graceMs?: number;
+}
+
+const DEFAULT_READ_BYTES = 64 * 1024;
+/** Terminal output kept for the emulator while it loads. */
+const TERM_FEED_CAP = 4 * 1024 * 1024;
+const DEFAULT_STOP_GRACE_MS = 1000;
+/** Bytes kept between reads; more is dropped from the front (still in the log). */
+const PENDING_CAP = 1024 * 1024;
+
+const encoder = new TextEncoder();
+
+function quote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+function randomToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * bash that signals every process whose environment holds
+ * `BASHBOX_PROCESS=$1`, with signal `$2`; for KILL it repeats while it finds
+ * any (children forked meanwhile).
+ */
+const MARK_SWEEP = `t=BASHBOX_PROCESS=$1 sig=$2
+for r in 1 2 3 4 5 6; do
+  n=0
+  for f in $(grep -lzxF -- "$t" /proc/[0-9]*/environ 2>/dev/null); do
+    p=\${f#/proc/}; p=\${p%/environ}
+    [ "$p" = "$$" ] && continue
+    kill -s "$sig" "$p" 2>/dev/null && n=$((n+1))
+  done
+  [ "$sig" = KILL ] && [ $n -gt 0 ] || break
+done
+:`;
+
+/** Removes escape sequences and carriage returns from terminal output. */
+export function sanitizeTerminalText(text: string): string {
+  return text
+    // deno-lint-ignore no-control-regex
+    .replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/g, "")
+    // deno-lint-ignore no-control-regex
+    .replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, "")
+    // deno-lint-ignore no-control-regex
+    .replace(/\x1b[()][0-9A-Za-z]/g, "")
+    // deno-lint-ignore no-control-regex
+    .replace(/\x1b[@-_=>78]/g, "")
+    .replace(/\r+\n/g, "\n")
+    // deno-lint-ignore no-control-regex
+    .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "");
+}
+
+// deno-lint-ignore no-explicit-any
+const g = globalThis as any;
+
+/** What the table needs from its session. */
+export interface ProcessHost {
+  /** Runs a command in the session and returns its output and cwd. */
+  dump(script: string): Promise<{ text: string; cwd: string }>;
+  /** The host's bash, used to start processes and to signal them. */
+  readonly shell: string;
+  readonly headBytes: number;
+  readonly tailBytes: number;
+}
+
+/** The processes of one session. Internal: reached through `BashSession`. */
+export class ProcessTable {
+  readonly #host: ProcessHost;
+  readonly #procs = new Map<string, BackgroundProcess>();
+  #next = 1;
+
+  constructor(host: ProcessHost) {
+    this.#host = host;
+  }
+
+  /** Every process started and not yet forgotten, running or not. */
+  list(): BackgroundProcess[] {
+    return [...this.#procs.values()];
+  }
+
+  /** The process with `id`, if any. */
+  get(id: string): BackgroundProcess | undefined {
+    return this.#procs.get(id);
+  }
+
+  /** Starts `command` with the session's state. */
+  async spawn(
+    command: string,
+    options: SpawnProcessOptions = {},
+  ): Promise<BackgroundProcess> {
+    if (typeof command !== "string" || command.trim() === "") {
+      throw new TypeError(
+        `Expected the command to be a non-empty string, got ${
+          typeof command === "string" ? '""' : typeof command
+        }`,
+      );
+    }
+    if (command.includes("\0")) {
+      throw new TypeError("Expected a command without NUL bytes, got one");
+    }
+    if (options === null || typeof options !== "object") {
+      throw new TypeError(
+        `Expected the spawn options to be an object, got ${
+          options === null ? "null" : typeof options
+        }`,
+      );
+    }
+    const tty = options.tty === true;
+    const cols = checkSize("cols", options.cols ?? 80);
+    const rows = checkSize("rows", options.rows ?? 24);
+    const env = options.env ?? {};
+    for (const [k, v] of Object.entries(env)) {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) || typeof v !== "string") {
+        throw new TypeError(
+          `Expected env to map variable names to strings, got ${
+            JSON.stringify(k)
+          }`,
+        );
+      }
+    }
+    if (tty && RUNTIME !== "bun" && !hasScript()) {
+      throw new SpawnError(
+        "A terminal process needs util-linux `script` on Deno (or run on Bun, which has a built-in terminal); `script` was not found on PATH",
+      );
+    }
+    const state = await this.#host.dump(
+      "builtin export -p; builtin declare -f",
+    );
+    const id = `p${this.#next++}`;
+    const token = randomToken();
+    const dir = mkdtempSync(join(tmpdir(), "bashbox-proc-"));
+    const lines = [
+      state.text,
+      // The session says TERM=dumb; a terminal process has a real terminal.
+      tty ? "export TERM=xterm-256color" : "",
+      ...Object.entries(env).map(([k, v]) => `export ${k}=${quote(v)}`),
+      `export BASHBOX_PROCESS=${token}`,
+      `builtin cd -- ${quote(state.cwd)} || exit 126`,
+      tty ? `stty cols ${cols} rows ${rows} 2>/dev/null` : "exec 2>&1",
+      "unset -f command_not_found_handle 2>/dev/null",
+      command,
+      "",
+    ];
+    const runner = join(dir, "run.sh");
+    writeFileSync(runner, lines.join("\n"), { mode: 0o600 });
+    const proc = new BackgroundProcess({
+      id,
+      command,
+      token,
+      dir,
+      runner,
+      tty,
+      cols,
+      rows,
+      shell: this.#host.shell,
+      headBytes: this.#host.headBytes,
+      tailBytes: this.#host.tailBytes,
+    });
+    this.#procs.set(id, proc);
+    return proc;
+  }
+
+  /** Stops every process and removes its files (restart, close). */
+  async disposeAll(): Promise<void> {
+    const procs = this.list();
+    this.#procs.clear();
+    await Promise.all(procs.map((p) => p.dispose()));
+  }
+}
+
+function checkSize(name: string, value: unknown): number {
+  if (
+    typeof value !== "number" || !Number.isInteger(value) || value < 2 ||
+    value > 1000
+  ) {
+    throw new RangeError(
+      `Expected ${name} to be a whole number from 2 to 1000, got ${
+        String(value)
+      }`,
+    );
+  }
+  return value;
+}
+
+let scriptFound: boolean | undefined;
+function hasScript(): boolean {
+  if (scriptFound !== undefined) return scriptFound;
+  scriptFound = resolveProgram("script", {}, true) !== "script";
+  return scriptFound;
+}
+
+interface ProcessInit {
+  id: string;
+  command: string;
+  token: string;
+  dir: string;
+  runner: string;
+  tty: boolean;
+  cols: number;
+  rows: number;
+  shell: string;
+  headBytes: number;
+  tailBytes: number;
+}
+
+/** Minimal surface of an `@xterm/headless` terminal. */
+interface HeadlessTerminal {
+  write(data: Uint8Array | string, callback?: () => void): void;
+  resize(cols: number, rows: number): void;
+  dispose(): void;
+  readonly buffer: {
+    readonly active: {
+      readonly baseY: number;
+      readonly cursorY: number;
+      getLine(
+        y: number,
+      ): { translateToString(trimRight?: boolean): string } | undefined;
+    };
+  };
+}
+
+const XTERM_SPECIFIER = "@xterm/headless";
+
+async function loadTerminal(
+  cols: number,
+  rows: number,
+): Promise<HeadlessTerminal> {
+  // deno-lint-ignore no-explicit-any
+  let mod: any;
+  try {
+    mod = await import(XTERM_SPECIFIER);
+  } catch (first) {
+    if (!g.Deno) {
+      throw new Error(
+        `screen() needs the @xterm/headless package (npm install @xterm/headless): ${
+          (first as Error).message
+        }`,
+      );
+    }
+    const specifier = "npm:@xterm/headless@6.0.0";
+    mod = await import(specifier);
+  }
+  const Terminal = mod.Terminal ?? mod.default?.Terminal;
+  return new Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
+}
+
+/**
+ * A process started by {@linkcode BashSession.spawn}: read its output, type
+ * into it, signal, stop or wait for it. Its whole output goes to a log file
+ * ({@linkcode logPath}); memory keeps a bounded head and tail.
+ *
+ * @example
+ * ```ts
+ * import { BashSession } from "./mod.ts";
+ *
+ * await using session = new BashSession();
+ * const cat = await session.spawn("cat");
+ * await cat.write("ping\n");
+ * console.assert((await cat.read({ until: "ping", waitMs: 5000 })).text === "ping\n");
+ * await cat.endInput();
+ * console.assert((await cat.wait()).exitCode === 0);
+ * ```
+ */
+export class BackgroundProcess {
+  /** Id within the session (`p1`, `p2`, …). */
+  readonly id: string;
+  /** The command as given. */
+  readonly command: string;
+  /** True for a process with a pseudo-terminal. */
+  readonly tty: boolean;
+  /** When it started (ms since the epoch). */
+  readonly startedAt: number = Date.now();
+  readonly #init: ProcessInit;
+  readonly #capture: CaptureBuffer;
+  #pending: Uint8Array[] = [];
+  #pendingBytes = 0;
+  #dropped = 0;
+  #decoder = new TextDecoder("utf-8", { fatal: false });
+  #logFd: number | null;
+  #status: ProcessStatus | null = null;
+  #endedAt: number | null = null;
+  #done: Promise<ProcessStatus>;
+  #wakers = new Set<() => void>();
+  #pid: number;
+  #group: GroupProcess | null = null;
+  // deno-lint-ignore no-explicit-any
+  #bunProc: any = null;
+  #term: HeadlessTerminal | null = null;
+  #termLoad: Promise<void> | null = null;
+  #termError: unknown = null;
+  #termFeed: Uint8Array[] = [];
+  #termFeedBytes = 0;
+  #cols: number;
+  #rows: number;
+  #removeSweep: () => void;
+
+  /** Starts the process; use {@linkcode BashSession.spawn}. */
+  constructor(init: ProcessInit) {
+    this.#init = init;
+    this.id = init.id;
+    this.command = init.command;
+    this.tty = init.tty;
+    this.#cols = init.cols;
+    this.#rows = init.rows;
+    this.#capture = new CaptureBuffer(init.headBytes, init.tailBytes);
+    this.#logFd = openSync(join(init.dir, "output.log"), "w", 0o600);
+    this.#removeSweep = addExitSweep(() => this.#sweepSync());
+    if (init.tty) {
+      // Loaded now (a dynamic import: the core import stays free of npm
+      // packages), so the screen follows the output as it comes.
+      this.#termLoad = loadTerminal(init.cols, init.rows).then((term) => {
+        term.resize(this.#cols, this.#rows);
+        for (const c of this.#termFeed) term.write(c);
+        this.#termFeed = [];
+        this.#term = term;
+      }, (error) => {
+        this.#termError = error;
+        this.#termFeed = [];
+      });
+    }
+    const bash = init.shell;
+    const onChunk = (chunk: Uint8Array) => this.#push(chunk);
+    let exited: Promise<ProcessStatus>;
+    let drained: Promise<unknown>;
+    if (init.tty && RUNTIME === "bun") {
+      const child = g.Bun.spawn([bash, init.runner], {
+        env: {},
+        terminal: {
+          cols: init.cols,
+          rows: init.rows,
+          data: (_t: unknown, bytes: Uint8Array) => onChunk(bytes),
+        },
+      });
+      this.#bunProc = child;
+      this.#pid = child.pid;
+      const untrack = trackGroup(child.pid, bash);
+      exited = child.exited.then(() => {
+        untrack();
+        const sig = child.signalCode;
+        return {
+          exitCode: sig ? null : child.exitCode,
+          signal: typeof sig === "number"
+            ? SIGNAL_NAMES[sig] ?? `SIG${sig}`
+            : sig ?? null,
+        };
+      });
+      drained = exited.then(() => delay(50).promise).then(() => {
+        try {
+          child.terminal?.close();
+        } catch {
+          // already closed
+        }
+      });
+    } else {
+      const argv = init.tty
+        ? [
+          bash,
+          "-c",
+          'exec script -qfec "$0 $1" /dev/null',
+          bash,
+          init.runner,
+        ]
+        : [bash, init.runner];
+      const group = spawnGroup(argv, {
+        env: {},
+        clearEnv: true,
+        stdin: true,
+        killer: bash,
+      });
+      this.#group = group;
+      this.#pid = group.pid;
+      const pumps: Pump[] = [
+        pump(group.stdout, onChunk),
+        pump(group.stderr, onChunk),
+      ];
+      exited = group.status.then((s) => ({
+        exitCode: s.code,
+        signal: s.signal,
+      }));
+      drained = exited.then(async () => {
+        const all = Promise.all(pumps.map((p) => p.done));
+        const timer = delay(200);
+        await Promise.race([all, timer.promise]);
+        timer.cancel();
+        await Promise.all(pumps.map((p) => p.stop()));
+      });
+    }
+    this.#done = Promise.all([exited, drained]).then(([status]) => {
+      this.#status = status;
+      this.#endedAt = Date.now();
+      if (this.#logFd !== null) {
+        try {
+          closeSync(this.#logFd);
+        } catch {
+          // already closed
+        }
+        this.#logFd = null;
+      }
+      try {
+        rmSync(init.runner, { force: true });
+      } catch {
+        // the directory is gone already
+      }
+      this.#wake();
+      return status;
+    });
+  }
+
+  /** Process id of the leader (also its process group and session id). */
+  get pid(): number {
+    return this.#pid;
+  }
+
+  /** True while the process runs. */
+  get running(): boolean {
+    return this.#status === null;
+  }
+
+  /** How it ended, or null while it runs. */
+  get status(): ProcessStatus | null {
+    return this.#status;
+  }
+
+  /** Milliseconds it has run (until now, or until it ended). */
+  get elapsedMs(): number {
+    return (this.#endedAt ?? Date.now()) - this.startedAt;
+  }
+
+  /** Path of the file that holds the whole output. */
+  get logPath(): string {
+    return join(this.#init.dir, "output.log");
+  }
+
+  /** Bytes written so far. */
+  get totalBytes(): number {
+    return this.#capture.totalBytes;
+  }
+
+  /** The whole output so far, with a bounded head and tail kept. */
+  output(): Capture {
+    const c = this.#capture.finish();
+    if (!this.tty) return c;
+    const clean = sanitizeTerminalText(c.text);
+    return { ...c, text: clean };
+  }
+
+  #push(chunk: Uint8Array): void {
+    const copy = chunk.slice();
+    this.#capture.push(copy);
+    if (this.#logFd !== null) {
+      try {
+        writeSync(this.#logFd, copy);
+      } catch {
+        this.#logFd = null; // the disk is full or the file is gone
+      }
+    }
+    this.#pending.push(copy);
+    this.#pendingBytes += copy.length;
+    while (this.#pendingBytes > PENDING_CAP && this.#pending.length > 1) {
+      const first = this.#pending.shift()!;
+      this.#pendingBytes -= first.length;
+      this.#dropped += first.length;
+    }
+    if (this.tty) {
+      if (this.#term) this.#term.write(copy);
+      else if (this.#termError === null) {
+        // Until the emulator is loaded: the last TERM_FEED_CAP bytes.
+        this.#termFeed.push(copy);
+        this.#termFeedBytes += copy.length;
+        while (
+          this.#termFeedBytes > TERM_FEED_CAP && this.#termFeed.length > 1
+        ) {
+          this.#termFeedBytes -= this.#termFeed.shift()!.length;
+        }
+      }
+    }
+    this.#wake();
+  }
+
+  #wake(): void {
+    const wakers = [...this.#wakers];
+    this.#wakers.clear();
+    wakers.forEach((w) => w());
+  }
+
+  #pendingText(): string {
+    const all = new Uint8Array(this.#pendingBytes);
+    let at = 0;
+    for (const c of this.#pending) {
+      all.set(c, at);
+      at += c.length;
+    }
+    return new TextDecoder().decode(all);
+  }
+
+  /**
+   * Output since the last read. Waits up to `waitMs` for `until` to match (or
+   * for any output, without `until`), or for the process to end.
+   */
+  async read(options: ReadOptions = {}): Promise<ProcessOutput> {
+    const waitMs = options.waitMs ?? 0;
+    if (typeof waitMs !== "number" || !(waitMs >= 0)) {
+      throw new RangeError(
+        `Expected waitMs to be a non-negative number, got ${String(waitMs)}`,
+      );
+    }
+    const maxBytes = options.maxBytes ?? DEFAULT_READ_BYTES;
+    if (!Number.isInteger(maxBytes) || maxBytes < 1) {
+      throw new RangeError(
+        `Expected maxBytes to be a positive whole number, got ${
+          String(maxBytes)
+        }`,
+      );
+    }
+    const until = options.until;
+    const matches = (): boolean => {
+      if (until === undefined) return this.#pendingBytes > 0;
+      const text = this.tty
+        ? sanitizeTerminalText(this.#pendingText())
+        : this.#pendingText();
+      if (typeof until === "string") return text.includes(until);
+      until.lastIndex = 0;
+      return until.test(text);
+    };
+    const deadline = Date.now() + waitMs;
+    while (this.running && !matches() && Date.now() < deadline) {
+      const timer = delay(deadline - Date.now());
+      await Promise.race([
+        timer.promise,
+        new Promise<void>((r) => this.#wakers.add(r)),
+      ]);
+      timer.cancel();
+    }
+    const matched = until !== undefined && matches();
+    // Take what is pending: the last maxBytes of it.
+    let omitted = this.#dropped;
+    let chunks = this.#pending;
+    this.#pending = [];
+    const total = this.#pendingBytes;
+    this.#pendingBytes = 0;
+    this.#dropped = 0;
+    let bytes = new Uint8Array(total);
+    let at = 0;
+    for (const c of chunks) {
+      bytes.set(c, at);
+      at += c.length;
+    }
+    chunks = [];
+    if (bytes.length > maxBytes) {
+      let cut = bytes.length - maxBytes;
+      while (cut < bytes.length && (bytes[cut] & 0xc0) === 0x80) cut++;
+      omitted += cut;
+      bytes = bytes.subarray(cut);
+    }
+    if (omitted > 0) this.#decoder = new TextDecoder("utf-8", { fatal: false });
+    let text = this.#decoder.decode(bytes, { stream: this.running });
+    if (this.tty) text = sanitizeTerminalText(text);
+    const status = this.#status;
+    return {
+      text,
+      running: status === null,
+      exitCode: status?.exitCode ?? null,
+      signal: status?.signal ?? null,
+      totalBytes: this.#capture.totalBytes,
+      omittedBytes: omitted,
+      matched,
+    };
+  }
+
+  /**
+   * The terminal's current screen as plain text, one line per row, trailing
+   * blanks trimmed (only for `tty` processes; rendered by `@xterm/headless`).
+   */
+  async screen(): Promise<string> {
+    if (!this.tty) {
+      throw new TypeError(
+        `Expected a terminal process (spawned with tty: true), got ${this.id} without one`,
+      );
+    }
+    await this.#termLoad;
+    const term = this.#term;
+    if (term === null) {
+      throw new Error(
+        `No terminal emulator for ${this.id}: ${messageOf(this.#termError)}`,
+      );
+    }
+    await new Promise<void>((r) => term.write("", r));
+    const buf = term.buffer.active;
+    const lines: string[] = [];
+    for (let y = 0; y < this.#rows; y++) {
+      lines.push(buf.getLine(buf.baseY + y)?.translateToString(true) ?? "");
+    }
+    while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+    return lines.join("\n");
+  }
+
+  /**
+   * Sends `text` to the process's input (for a terminal: as typed, so
+   * `"\r"` is Enter, `"\x03"` is Ctrl-C, `"\x04"` is Ctrl-D). Throws a
+   * `TypeError` when the process has ended.
+   */
+  async write(text: string): Promise<void> {
+    if (typeof text !== "string") {
+      throw new TypeError(`Expected text to be a string, got ${typeof text}`);
+    }
+    if (!this.running) {
+      throw new TypeError(
+        `Expected a running process, got ${this.id} which has ended`,
+      );
+    }
+    if (this.#bunProc) {
+      this.#bunProc.terminal.write(text);
+      return;
+    }
+    const ok = await this.#group!.write(encoder.encode(text));
+    if (!ok) {
+      throw new TypeError(
+        `Expected ${this.id} to accept input, but its input is closed`,
+      );
+    }
+  }
+
+  /** Closes the process's input (end of file), for a process without a terminal. */
+  async endInput(): Promise<void> {
+    if (this.#bunProc) {
+      this.#bunProc.terminal.write("\x04");
+      return;
+    }
+    await this.#group?.closeStdin();
+  }
+
+  /** Changes the terminal's size (only for `tty` processes). */
+  async resize(cols: number, rows: number): Promise<void> {
+    checkSize("cols", cols);
+    checkSize("rows", rows);
+    if (!this.tty) {
+      throw new TypeError(
+        `Expected a terminal process (spawned with tty: true), got ${this.id} without one`,
+      );
+    }
+    this.#cols = cols;
+    this.#rows = rows;
+    this.#term?.resize(cols, rows);
+    if (!this.running) return;
+    if (this.#bunProc) {
+      this.#bunProc.terminal.resize(cols, rows);
+      return;
+    }
+    // `script` owns the pty: set the size on the slave its child uses.
+    await runBash(
+      this.#init.shell,
+      `for c in $(cat /proc/$1/task/*/children 2>/dev/null); do
+        t=$(readlink /proc/$c/fd/0) && stty -F "$t" cols $2 rows $3 2>/dev/null && break
+      done; :`,
+      [String(this.#pid), String(cols), String(rows)],
+    );
+  }
+
+  /** Sends `name` (`"SIGINT"`, `"SIGTERM"`, `"SIGKILL"`, `"SIGHUP"`, …) to the whole process group. */
+  async signal(name: string): Promise<void> {
+    if (typeof name !== "string" || !/^SIG[A-Z0-9]+$/.test(name)) {
+      throw new TypeError(
+        `Expected a signal name such as "SIGTERM", got ${JSON.stringify(name)}`,
+      );
+    }
+    if (!this.running) return;
+    if (["SIGINT", "SIGTERM", "SIGKILL"].includes(name)) {
+      await signalGroup(this.#pid, name as GroupSignal, this.#init.shell);
+      return;
+    }
+    await runBash(
+      this.#init.shell,
+      `kill -s "$1" -- -"$2" 2>/dev/null; :`,
+      [name.slice(3), String(this.#pid)],
+    );
+  }
+
+  /** Signals everything the process started (found by its environment mark). */
+  async #signalAll(signal: GroupSignal): Promise<void> {
+    await Promise.all([
+      this.running
+        ? signalGroup(this.#pid, signal, this.#init.shell).catch(() => {})
+        : Promise.resolve(),
+      runBash(this.#init.shell, MARK_SWEEP, [
+        this.#init.token,
+        signal.slice(3),
+      ]),
+    ]);
+  }
+
+  /** At host exit: kill what carries the mark, remove the runner and log. */
+  #sweepSync(): void {
+    runBashSync(this.#init.shell, MARK_SWEEP, [this.#init.token, "KILL"]);
+    try {
+      rmSync(this.#init.dir, { recursive: true, force: true });
+    } catch {
+      // nothing more can be done while the host exits
+    }
+  }
+
+  /**
+   * Stops the process and everything it started, with the escalation of a
+   * deadline: SIGINT, SIGTERM at half of `graceMs`, SIGKILL at `graceMs`.
+   * Resolves with how it ended; the log file stays until the session closes.
+   */
+  async stop(options: StopOptions = {}): Promise<ProcessStatus> {
+    const grace = options.graceMs ?? DEFAULT_STOP_GRACE_MS;
+    if (typeof grace !== "number" || !(grace >= 0)) {
+      throw new RangeError(
+        `Expected graceMs to be a non-negative number, got ${String(grace)}`,
+      );
+    }
+    if (this.running && grace > 0) {
+      await this.#signalAll("SIGINT");
+      let waited = 0;
+      for (const step of escalation(grace)) {
+        const timer = delay(step.afterMs - waited);
+        await Promise.race([timer.promise, this.#done]);
+        timer.cancel();
+        waited = step.afterMs;
+        if (!this.running) break;
+        await this.#signalAll(step.signal);
+      }
+    }
+    if (this.running) await this.#signalAll("SIGKILL");
+    const status = await this.#done;
+    // Whatever is left (daemons, children that outlived the leader).
+    await this.#signalAll("SIGKILL");
+    this.#removeSweep();
+    return status;
+  }
+
+  /** Resolves when the process has ended and its output is read. */
+  wait(): Promise<ProcessStatus> {
+    return this.#done;
+  }
+
+  /** Stops the process (if running) and removes its log file. */
+  async dispose(): Promise<void> {
+    await this.stop({ graceMs: 0 });
+    await this.#termLoad;
+    this.#term?.dispose();
+    this.#term = null;
+    try {
+      rmSync(this.#init.dir, { recursive: true, force: true });
+    } catch {
+      // already removed
+    }
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function runBash(
+  bash: string,
+  script: string,
+  args: string[],
+): Promise<void> {
+  try {
+    if (g.Deno) {
+      await new g.Deno.Command(bash, {
+        args: ["-c", script, "bashbox", ...args],
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).output();
+    } else {
+      await g.Bun.spawn([bash, "-c", script, "bashbox", ...args], {
+        stdin: "ignore",
+        stdout: "ignore",
+        stderr: "ignore",
+      }).exited;
+    }
+  } catch {
+    // no shell to run it with: nothing more can be done
+  }
+}
+
+function runBashSync(bash: string, script: string, args: string[]): void {
+  try {
+    if (g.Deno) {
+      new g.Deno.Command(bash, {
+        args: ["-c", script, "bashbox", ...args],
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).outputSync();
+    } else {
+      g.Bun.spawnSync([bash, "-c", script, "bashbox", ...args], {
+        stdin: "ignore",
+        stdout: "ignore",
+        stderr: "ignore",
+      });
+    }
+  } catch {
+    // nothing more can be done while the host exits
+  }
+}

@@ -1,0 +1,594 @@
+import { equal, match, ok, rejects } from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  type AuditRecord,
+  BashSession,
+  BashTool,
+  exec,
+  PROCESS_TOOLS,
+  runnableProcessTools,
+} from "../mod.ts";
+import type { BackgroundProcess } from "../processes.ts";
+import { runtime, test } from "./_harness.ts";
+import { marker } from "./_procs.ts";
+
+/** Pids of live processes whose command line holds `mark` (one grep: quick under load). */
+async function alive(mark: string): Promise<number[]> {
+  // The pattern does not match itself: "[.]" stands for the marker's ".".
+  const pattern = mark.replace(".", "[.]");
+  const r = await exec([
+    "bash",
+    "-c",
+    `grep -laE -- "$0" /proc/[0-9]*/cmdline 2>/dev/null; :`,
+    pattern,
+  ]);
+  return r.stdout.text.split("\n").filter(Boolean).map((f) =>
+    Number(f.split("/")[2])
+  );
+}
+
+/** Waits up to `ms` for every process with `mark` to be gone; returns the survivors. */
+async function gone(mark: string, ms = 3000): Promise<number[]> {
+  const until = performance.now() + ms;
+  let left = await alive(mark);
+  while (left.length > 0 && performance.now() < until) {
+    await new Promise((r) => setTimeout(r, 50));
+    left = await alive(mark);
+  }
+  return left;
+}
+
+/** Waits up to `ms` until `count` processes with `mark` run; returns their pids. */
+async function started(mark: string, count = 1, ms = 5000): Promise<number[]> {
+  const until = performance.now() + ms;
+  let found = await alive(mark);
+  while (found.length < count && performance.now() < until) {
+    await new Promise((r) => setTimeout(r, 20));
+    found = await alive(mark);
+  }
+  return found;
+}
+
+const has = async (program: string): Promise<boolean> =>
+  (await exec(["bash", "-c", `command -v ${program}`])).exitCode === 0;
+const [hasPython, hasVim, hasTop, hasScript, hasCurl] = await Promise.all(
+  ["python3", "vim", "top", "script", "curl"].map(has),
+);
+const noTty = runtime === "deno" && !hasScript
+  ? "util-linux script is not installed (Deno needs it for a terminal)"
+  : false;
+
+/** Reads until `until` matches; fails with what came when it does not. */
+async function expectOutput(
+  p: BackgroundProcess,
+  until: RegExp | string,
+  waitMs = 10_000,
+): Promise<string> {
+  let text = "";
+  const stop = performance.now() + waitMs;
+  while (performance.now() < stop) {
+    const r = await p.read({ waitMs: stop - performance.now() });
+    text += r.text;
+    if (typeof until === "string" ? text.includes(until) : until.test(text)) {
+      return text;
+    }
+    if (!r.running) break;
+  }
+  throw new Error(
+    `Expected output matching ${String(until)}, got ${JSON.stringify(text)}`,
+  );
+}
+
+/** Waits until the terminal's screen matches `pattern`; returns the screen. */
+async function expectScreen(
+  p: BackgroundProcess,
+  pattern: RegExp,
+  waitMs = 10_000,
+): Promise<string> {
+  const stop = performance.now() + waitMs;
+  let screen = "";
+  while (performance.now() < stop) {
+    screen = await p.screen();
+    if (pattern.test(screen)) return screen;
+    await p.read({ waitMs: 100 });
+  }
+  throw new Error(
+    `Expected the screen to match ${String(pattern)}, got:\n${screen}`,
+  );
+}
+
+test("BashSession.spawn() starts from the session's cwd, variables and functions", async () => {
+  await using s = new BashSession();
+  await s.run('cd /tmp && export BB_P=42 && greet() { echo "hi $1"; }');
+  const p = await s.spawn('echo "$PWD $BB_P $BB_E"; greet you; echo err >&2', {
+    env: { BB_E: "extra" },
+  });
+  const status = await p.wait();
+  equal(status.exitCode, 0);
+  const r = await p.read();
+  equal(r.text, "/tmp 42 extra\nhi you\nerr\n");
+  equal(r.running, false);
+  equal(r.totalBytes, r.text.length);
+  equal(readFileSync(p.logPath, "utf8"), r.text);
+  equal(s.processes().length, 1);
+  equal(s.processes()[0].id, p.id);
+});
+
+test("BashSession.spawn() process reads what write() sends, until endInput()", async () => {
+  await using s = new BashSession();
+  const p = await s.spawn("cat; echo done; exit 3");
+  ok(p.running);
+  await p.write("one\n");
+  equal((await p.read({ until: "one", waitMs: 5000 })).text, "one\n");
+  // Nothing new: read returns at once with empty text.
+  const idle = await p.read();
+  equal(idle.text, "");
+  equal(idle.running, true);
+  await p.endInput();
+  equal((await p.wait()).exitCode, 3);
+  const end = await p.read();
+  equal(end.text, "done\n");
+  equal(end.exitCode, 3);
+  await rejects(p.write("late"), TypeError);
+});
+
+test("BackgroundProcess.read() keeps the last maxBytes and counts the rest", async () => {
+  await using s = new BashSession();
+  const p = await s.spawn("seq 1 20000");
+  await p.wait();
+  const r = await p.read({ maxBytes: 12 });
+  equal(r.text, "19999\n20000\n");
+  equal(r.totalBytes, 108894);
+  equal(r.omittedBytes, 108894 - 12);
+  equal(readFileSync(p.logPath, "utf8").length, 108894);
+});
+
+test("BackgroundProcess.read() waits up to waitMs and returns early on until", async () => {
+  await using s = new BashSession();
+  const p = await s.spawn("sleep 0.3; echo ready; sleep 30");
+  const t0 = performance.now();
+  const early = await p.read({ waitMs: 100, until: "ready" });
+  ok(performance.now() - t0 >= 90, "waited");
+  equal(early.matched, false);
+  const r = await p.read({ waitMs: 10_000, until: /rea+dy/ });
+  equal(r.matched, true);
+  equal(r.text, "ready\n");
+  ok(performance.now() - t0 < 5000);
+  await p.stop();
+});
+
+test(
+  "BashSession.spawn() serves python3 http.server, fetched by another command, stopped with nothing left",
+  async () => {
+    const mark = marker();
+    const dir = `/tmp/bashbox-www-${mark}`;
+    mkdirSync(dir);
+    try {
+      await using s = new BashSession({ cwd: dir });
+      await s.run("echo hello-from-server > index.html");
+      const server = await s.spawn(
+        `python3 -u -m http.server 0 --bind 127.0.0.1 --directory ${dir}`,
+      );
+      const out = await expectOutput(server, /Serving HTTP on \S+ port (\d+)/);
+      const port = out.match(/port (\d+)/)![1];
+      const fetcher = hasCurl
+        ? `curl -s http://127.0.0.1:${port}/index.html`
+        : `python3 -c 'import urllib.request as u; print(u.urlopen("http://127.0.0.1:${port}/index.html").read().decode(), end="")'`;
+      const r = await s.run(fetcher);
+      equal(r.output.text, "hello-from-server\n");
+      match(await expectOutput(server, "GET /index.html"), /200/);
+      await server.stop();
+      equal(server.running, false);
+      equal((await gone(mark)).length, 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  { skip: hasPython ? false : "python3 is not installed" },
+);
+
+test("BashSession.spawn() watcher output keeps coming while foreground commands run unharmed", async () => {
+  await using s = new BashSession();
+  const w = await s.spawn(
+    "i=0; while :; do i=$((i+1)); echo tick $i; echo warn $i >&2; sleep 0.01; done",
+  );
+  for (let i = 0; i < 25; i++) {
+    const r = await s.run(`echo fg ${i}; printf 'x%.0s' {1..100}`);
+    equal(r.output.text, `fg ${i}\n${"x".repeat(100)}`);
+    equal(r.exitCode, 0);
+  }
+  const got = await w.read({ waitMs: 1000 });
+  match(got.text, /tick \d+\nwarn \d+\n/);
+  ok(!got.text.includes("fg "), "foreground output leaked into the watcher");
+  ok(w.running);
+  await w.stop();
+});
+
+test("BackgroundProcess.stop() kills a process that ignores SIGINT and SIGTERM", async () => {
+  const mark = marker();
+  await using s = new BashSession();
+  const p = await s.spawn(
+    `trap '' INT TERM; echo armed; while :; do sleep ${mark}; done`,
+  );
+  await expectOutput(p, "armed");
+  ok((await started(mark)).length > 0);
+  const t0 = performance.now();
+  const status = await p.stop({ graceMs: 400 });
+  const took = performance.now() - t0;
+  equal(status.signal, "SIGKILL");
+  ok(took >= 350 && took < 3000, `stop took ${took} ms`);
+  equal((await gone(mark)).length, 0);
+});
+
+test("BackgroundProcess.stop() kills a daemon that moved to its own session (setsid)", async () => {
+  const mark = marker();
+  await using s = new BashSession();
+  const p = await s.spawn(
+    `setsid sleep ${mark} </dev/null >/dev/null 2>&1 & echo forked; wait`,
+  );
+  await expectOutput(p, "forked");
+  const pids = await started(mark);
+  equal(pids.length, 1);
+  const stat = await exec(["bash", "-c", `cat /proc/${pids[0]}/stat`]);
+  const fields = stat.stdout.text.split(") ")[1].split(" ");
+  ok(Number(fields[3]) !== p.pid, "the daemon left the process's session");
+  await p.stop();
+  equal((await gone(mark)).length, 0);
+});
+
+test("BashSession.close() and restart() kill every spawned process, daemons too", async () => {
+  const a = marker();
+  const b = marker();
+  const s = new BashSession();
+  await s.spawn(`sleep ${a}`);
+  const d = await s.spawn(`setsid sleep ${b} & sleep ${a}`);
+  ok((await started(b)).length > 0);
+  await s.restart();
+  equal(s.processes().length, 0);
+  const after = await s.spawn("true");
+  equal(after.id, "p3", "ids are not reused after a restart");
+  equal((await gone(a)).length, 0);
+  equal((await gone(b)).length, 0);
+  equal(d.running, false);
+  const c = marker();
+  await s.spawn(`setsid sleep ${c} & sleep ${c}`);
+  equal((await started(c, 2)).length, 2);
+  await s.close();
+  equal((await gone(c)).length, 0);
+  await rejects(s.spawn("true"), TypeError);
+});
+
+test("BashSession.spawn() processes die when the host exits without closing", async () => {
+  const mark = marker();
+  // deno-lint-ignore no-explicit-any
+  const g = globalThis as any;
+  const bin: string = g.Deno ? g.Deno.execPath() : g.process.execPath;
+  const code = `import { BashSession } from ${
+    JSON.stringify(new URL("../mod.ts", import.meta.url).href)
+  };
+const s = new BashSession();
+const p = await s.spawn("setsid sleep ${mark} & sleep ${mark}");
+await new Promise((r) => setTimeout(r, 300));
+console.log("ready", p.logPath);
+if (globalThis.Deno) Deno.exit(0); else process.exit(0);`;
+  const file = `/tmp/bashbox-host-${mark}.mts`;
+  await exec(["bash", "-c", `cat > "${file}"`], { stdin: code });
+  try {
+    const r = await exec(
+      runtime === "deno" ? `"$BIN" run --allow-all "$FILE"` : `"$BIN" "$FILE"`,
+      { env: { BIN: bin, FILE: file }, timeoutMs: 30_000 },
+    );
+    match(r.stdout.text, /^ready \/\S+\/output\.log\n$/, r.stderr.text);
+    equal(r.timedOut, false);
+    equal((await gone(mark)).length, 0);
+    const log = r.stdout.text.trim().split(" ")[1];
+    equal(existsSync(log), false, "the log was removed at host exit");
+  } finally {
+    rmSync(file, { force: true });
+  }
+});
+
+test("BashSession.spawn() refuses sandbox and transport sessions with a TypeError", async () => {
+  await using s = new BashSession({ transport: { argv: ["bash"] } });
+  await rejects(s.spawn("true"), /Expected a local session/);
+});
+
+test("BashSession.spawn() tty: python3 REPL computes 1+1", async () => {
+  await using s = new BashSession();
+  const py = await s.spawn("python3 -q", { tty: true });
+  await expectOutput(py, ">>> ");
+  await py.write("import sys; sys.stdin.isatty()\r");
+  // Each line is typed once the prompt is back (input typed while readline
+  // switches the terminal's mode may be flushed).
+  await expectOutput(py, /True\n>>> $/);
+  await py.write("1+1\r");
+  const out = await expectOutput(py, /^2\n>>> $/m);
+  ok(!out.includes("\x1b"), "escape codes in read()");
+  await py.write("\x04");
+  equal((await py.wait()).exitCode, 0);
+}, { skip: hasPython ? noTty : "python3 is not installed" });
+
+test(
+  "BashSession.spawn() tty: a password prompt read from the terminal",
+  async () => {
+    await using s = new BashSession();
+    const p = await s.spawn(
+      `read -s -p "Password: " pw </dev/tty; echo; echo "got \${#pw} chars"`,
+      { tty: true },
+    );
+    await expectOutput(p, "Password: ");
+    await p.write("hunter22\r");
+    const out = await expectOutput(p, "got 8 chars");
+    ok(!out.includes("hunter22"), "the password was echoed");
+    equal((await p.wait()).exitCode, 0);
+  },
+  { skip: noTty },
+);
+
+test(
+  "BashSession.spawn() tty: vim opens a file and quits with :q",
+  async () => {
+    const mark = marker();
+    const file = `/tmp/bashbox-vim-${mark}.txt`;
+    await exec(["bash", "-c", `echo first-line-of-file > ${file}`]);
+    try {
+      await using s = new BashSession();
+      const vim = await s.spawn(`vim -u NONE -N -n ${file}`, {
+        tty: true,
+        cols: 60,
+        rows: 12,
+      });
+      const screen = await expectScreen(vim, /first-line-of-file[\s\S]*~/);
+      equal(screen.split("\n")[0], "first-line-of-file");
+      await vim.write(":q\r");
+      equal((await vim.wait()).exitCode, 0);
+      equal((await gone(mark)).length, 0);
+    } finally {
+      rmSync(file, { force: true });
+    }
+  },
+  { skip: noTty || (hasVim ? false : "vim is not installed") },
+);
+
+test(
+  "BashSession.spawn() top -b -n 1 without a terminal, and top's screen with one",
+  async () => {
+    await using s = new BashSession();
+    const batch = await s.spawn("top -b -n 1");
+    equal((await batch.wait()).exitCode, 0);
+    match((await batch.read()).text, /PID\s+USER/);
+    const top = await s.spawn("top -d 0.5", { tty: true, cols: 100, rows: 20 });
+    const screen = await expectScreen(top, /load average[\s\S]*PID\s+USER/);
+    ok(screen.split("\n").length <= 20);
+    await top.resize(120, 30);
+    await expectScreen(top, /PID\s+USER/);
+    await top.write("q");
+    equal((await top.wait()).exitCode, 0);
+  },
+  { skip: noTty || (hasTop ? false : "top is not installed") },
+);
+
+test(
+  "BackgroundProcess.resize() changes what the program sees as its size",
+  async () => {
+    await using s = new BashSession();
+    const p = await s.spawn(
+      `stty size; trap 'stty size' WINCH; echo waiting; while :; do sleep 0.05; done`,
+      { tty: true, cols: 70, rows: 15 },
+    );
+    await expectOutput(p, /15 70\n[\s\S]*waiting/);
+    await p.resize(90, 33);
+    await expectOutput(p, "33 90");
+    await p.stop();
+  },
+  { skip: noTty },
+);
+
+test("BackgroundProcess.screen() on a process without a terminal throws a TypeError", async () => {
+  await using s = new BashSession();
+  const p = await s.spawn("true");
+  await p.wait();
+  await rejects(p.screen(), TypeError);
+  equal(existsSync(p.logPath), true);
+  await s.close();
+  equal(existsSync(p.logPath), false);
+});
+
+test("BashSession.spawn() checks its options", async () => {
+  await using s = new BashSession();
+  await rejects(s.spawn(""), TypeError);
+  await rejects(s.spawn("true", { cols: 1 }), RangeError);
+  await rejects(s.spawn("true", { env: { "A B": "x" } }), TypeError);
+  const p = await s.spawn("sleep 30");
+  await rejects(p.signal("TERM"), TypeError);
+  await p.signal("SIGHUP");
+  equal((await p.wait()).signal, "SIGHUP");
+});
+
+// ---------------------------------------------------------------------------
+// The process tools, through BashTool.handle.
+
+test("BashTool.handle() process_start/read/write/list/stop drive a background process", async () => {
+  const mark = marker();
+  const audit: AuditRecord[] = [];
+  await using tool = new BashTool({
+    audit: { write: (r) => void audit.push(r) },
+    redact: (t) => t.replaceAll("s3cr3t", "[REDACTED]"),
+  });
+  await tool.handle({ id: "a", name: "bash", input: { command: "cd /tmp" } });
+  const start = await tool.handle({
+    id: "b",
+    name: "process_start",
+    input: {
+      command:
+        `echo "in $PWD token s3cr3t"; while read l; do echo "got $l"; done; sleep ${mark}`,
+      until: "token",
+      wait_ms: 10_000,
+    },
+  });
+  equal(start.is_error, undefined, String(start.content));
+  const text = String(start.content);
+  match(text, /^Started: Process p1 \(pid \d+\) .* — running for \d+\.\d s/);
+  match(text, /in \/tmp token \[REDACTED\]/);
+  match(text, /process_read \{"id": "p1"\}/);
+  const w = await tool.handle({
+    id: "c",
+    name: "process_write",
+    input: { id: "p1", text: "hello\n", until: "got hello", wait_ms: 10_000 },
+  });
+  match(String(w.content), /got hello/);
+  const idle = await tool.handle({
+    id: "d",
+    name: "process_read",
+    input: { id: "p1", wait_ms: 0 },
+  });
+  match(String(idle.content), /\(no new output\)/);
+  const list = await tool.handle({ id: "e", name: "process_list", input: {} });
+  match(String(list.content), /Process p1 .* running for/);
+  const stop = await tool.handle({
+    id: "f",
+    name: "process_stop",
+    input: { id: "p1" },
+  });
+  match(String(stop.content), /^Stopped: Process p1 .* (ended by|exited)/);
+  equal((await gone(mark)).length, 0);
+  const bad = await tool.handle({
+    id: "g",
+    name: "process_read",
+    input: { id: "p9" },
+  });
+  equal(bad.is_error, true);
+  match(String(bad.content), /Expected the id of a process \(p1\)/);
+  const starts = audit.filter((r) => r.event === "start").map((r) => r.command);
+  ok(starts.some((c) => c.includes("while read l")));
+  ok(starts.includes("(process_stop p1)"));
+  ok(audit.every((r) => !JSON.stringify(r).includes("s3cr3t")));
+});
+
+test("BashTool.handle() process_start is judged by the policy like bash", async () => {
+  await using tool = new BashTool({
+    policy: {
+      check: (c) =>
+        c.includes("forbidden")
+          ? { decision: "deny", reason: "not this one" }
+          : { decision: "allow", reason: "ok" },
+    },
+  });
+  const r = await tool.handle({
+    id: "a",
+    name: "process_start",
+    input: { command: "echo forbidden" },
+  });
+  equal(r.is_error, true);
+  match(String(r.content), /refused by policy: not this one/);
+  equal(tool.session.processes().length, 0);
+  const results = await tool.handleAll({
+    content: [
+      { type: "text", text: "x" },
+      {
+        type: "tool_use",
+        id: "b",
+        name: "process_start",
+        input: { command: "echo fine", until: "fine", wait_ms: 5000 },
+      },
+      { type: "tool_use", id: "c", name: "process_list", input: {} },
+    ],
+  });
+  equal(results.length, 2);
+  match(String(results[0].content), /fine/);
+  match(String(results[1].content), /Process p1/);
+});
+
+test(
+  "BashTool.handle() process_read screen returns a tty process's screen",
+  async () => {
+    await using tool = new BashTool();
+    const r = await tool.handle({
+      id: "a",
+      name: "process_start",
+      input: {
+        command: "printf '\\033[2J\\033[Htop-left\\033[5;10Hmiddle'; sleep 30",
+        tty: true,
+        until: "middle",
+        wait_ms: 10_000,
+      },
+    });
+    ok(!String(r.content).includes("\x1b"), String(r.content));
+    const s = await tool.handle({
+      id: "b",
+      name: "process_read",
+      input: { id: "p1", screen: true },
+    });
+    match(String(s.content), /--- screen ---\ntop-left\n\n\n\n {9}middle\n/);
+    const [start] = runnableProcessTools(tool);
+    equal(start.name, "process_start");
+    equal(PROCESS_TOOLS.length, 5);
+  },
+  { skip: noTty },
+);
+
+test('BashSession.run() with onTimeout: "background" returns the process still running at the deadline', async () => {
+  const mark = marker();
+  await using s = new BashSession();
+  const quick = await s.run("echo fast; exit 4", {
+    onTimeout: "background",
+    timeoutMs: 5000,
+  });
+  equal(quick.output.text, "fast\n");
+  equal(quick.exitCode, 4);
+  equal(quick.timedOut, false);
+  equal(quick.background, undefined);
+  const slow = await s.run(
+    `echo building; sleep 0.5; echo built; sleep ${mark}`,
+    { onTimeout: "background", timeoutMs: 200 },
+  );
+  equal(slow.timedOut, true);
+  equal(slow.exitCode, null);
+  equal(slow.output.text, "building\n");
+  const p = slow.background!;
+  ok(p.running);
+  ok((await started(mark)).length > 0, "the command was not killed");
+  equal((await p.read({ until: "built", waitMs: 10_000 })).text, "built\n");
+  equal(s.processes()[1], p);
+  await s.close();
+  equal((await gone(mark)).length, 0);
+  await rejects(
+    new BashSession().run("true", {
+      onTimeout: "later" as unknown as "kill",
+    }),
+    TypeError,
+  );
+});
+
+test(
+  "runAgent() offline demo starts, probes and stops a background server",
+  async () => {
+    // deno-lint-ignore no-explicit-any
+    const g = globalThis as any;
+    const bin: string = g.Deno ? g.Deno.execPath() : g.process.execPath;
+    const cli = new URL("../cli.ts", import.meta.url).pathname;
+    const r = await exec(
+      runtime === "deno"
+        ? `"$BIN" run --allow-run=bash --allow-read --allow-write --allow-env --allow-net=127.0.0.1 "$CLI" demo`
+        : `"$BIN" "$CLI" demo`,
+      { env: { BIN: bin, CLI: cli }, timeoutMs: 60_000 },
+    );
+    equal(r.exitCode, 0, r.stderr.text);
+    match(r.stdout.text, /\$ \(process_start\) python3 -u -m http.server/);
+    match(r.stdout.text, /✓ Serving HTTP on 127\.0\.0\.1 port \d+/);
+    match(
+      r.stdout.text,
+      /✓ echo "(Hello|Hi) from \$\(basename "\$PWD"\), \$1!"/,
+    );
+    match(
+      r.stdout.text,
+      /✓ Stopped: Process p1 \(pid \d+\) .* — (exited|ended)/,
+    );
+  },
+  {
+    skip: hasPython && hasCurl
+      ? false
+      : "the demo's server needs python3 and curl",
+    timeoutMs: 90_000,
+  },
+);
