@@ -149,6 +149,7 @@ export function spawnNode(
     closeStdin() {
       if (!stdinOpen || !stdin) return Promise.resolve();
       stdinOpen = false;
+      if (stdin.destroyed || stdin.writableFinished) return Promise.resolve();
       return new Promise<void>((resolve) => {
         stdin.once("error", () => resolve());
         stdin.once("close", () => resolve());
