@@ -1,6 +1,6 @@
 /**
  * The process layer: spawn a program as the leader of its own session and
- * process group on Deno or Bun, signal the whole group, drain its pipes, and
+ * process group on Deno, Bun or Node, signal the whole group, drain its pipes, and
  * make sure no group the library started outlives the host process.
  *
  * Internal module: only `exec.ts` and `session.ts` import it.
@@ -60,12 +60,19 @@ const DenoNs = typeof g.Deno?.Command === "function" ? g.Deno : undefined;
 const BunNs = DenoNs === undefined && typeof g.Bun?.spawn === "function"
   ? g.Bun
   : undefined;
+/** The Node adapter, loaded only under Node (no `node:child_process` elsewhere). */
+const NodeRt: typeof import("./_runtime_node.ts") | undefined =
+  !DenoNs && !BunNs && typeof g.process?.versions?.node === "string"
+    ? await import("./_runtime_node.ts")
+    : undefined;
 
 /** Name of the runtime the library runs on. */
-export const RUNTIME: "deno" | "bun" | "unsupported" = DenoNs
+export const RUNTIME: "deno" | "bun" | "node" | "unsupported" = DenoNs
   ? "deno"
   : BunNs
   ? "bun"
+  : NodeRt
+  ? "node"
   : "unsupported";
 
 /**
@@ -216,7 +223,7 @@ export async function signalGroup(
       return;
     } catch (error) {
       if (isGone(error)) return;
-      if (BunNs) throw error;
+      if (!DenoNs) throw error;
       directKillAllowed = false; // refused: use the shell builtin from now on
     }
   }
@@ -288,6 +295,8 @@ export async function signalSession(
         stdout: "ignore",
         stderr: "ignore",
       }).exited;
+    } else if (NodeRt) {
+      await NodeRt.runQuiet(options.killer, args);
     }
   } catch {
     // no shell to sweep with: the group signal is all we can do
@@ -310,6 +319,8 @@ function signalSessionSync(sid: number, killer: string): void {
         stdout: "ignore",
         stderr: "ignore",
       });
+    } else if (NodeRt) {
+      NodeRt.runQuietSync(killer, args);
     }
   } catch {
     // nothing more can be done while the host exits
@@ -418,13 +429,15 @@ export function spawnGroup(
 ): GroupProcess {
   if (RUNTIME === "unsupported") {
     throw new SpawnError(
-      "Unsupported runtime: bashbox needs Deno (2.5 or later) or Bun",
+      "Unsupported runtime: bashbox needs Deno (2.5 or later), Bun or Node (20 or later)",
     );
   }
   const killer = options.killer ?? "bash";
   const proc = DenoNs
     ? spawnDeno(argv, options, killer)
-    : spawnBun(argv, options, killer);
+    : BunNs
+    ? spawnBun(argv, options, killer)
+    : spawnNode(argv, options, killer);
   track(proc.pid, killer);
   proc.status.then(() => untrack(proc.pid), () => untrack(proc.pid));
   return proc;
@@ -487,6 +500,19 @@ function spawnDeno(
     killGroup: (signal) => signalGroup(pid, signal, killer),
     killSession: (signal) => killSession(pid, signal, killer),
   };
+}
+
+function spawnNode(
+  argv: readonly string[],
+  options: SpawnOptions,
+  killer: string,
+): GroupProcess {
+  return NodeRt!.spawnNode(argv, {
+    ...options,
+    describe: (error) => describeSpawnError(argv, options, error),
+    killGroup: (pid, signal) => signalGroup(pid, signal, killer),
+    killSession: (pid, signal) => killSession(pid, signal, killer),
+  });
 }
 
 function spawnBun(

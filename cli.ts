@@ -1392,9 +1392,13 @@ if (import.meta.main) {
     out: write(1),
     err: write(2),
     terminal,
-    lines: terminal
-      ? undefined
-      : stdinLines(g.Deno ? g.Deno.stdin.readable : g.Bun.stdin.stream()),
+    lines: terminal ? undefined : stdinLines(
+      g.Deno
+        ? g.Deno.stdin.readable
+        : g.Bun
+        ? g.Bun.stdin.stream()
+        : ReadableStream.from(g.process.stdin),
+    ),
     env,
     name: env.BASHBOX_PROG || "bashbox",
     color: stdoutIsTerminal && !env.NO_COLOR,

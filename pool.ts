@@ -305,8 +305,13 @@ export class SessionPool {
     command: string,
     options?: RunOptions,
   ): Promise<SessionResult> {
-    await using lease = await this.acquire(id);
-    return await lease.run(command, options);
+    // try/finally rather than `await using`: transpiled for Node 20 it must parse.
+    const lease = await this.acquire(id);
+    try {
+      return await lease.run(command, options);
+    } finally {
+      lease.release();
+    }
   }
 
   /**

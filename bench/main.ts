@@ -4,8 +4,8 @@
  * bash RSS per shell), start-up (cold and warm, against a bare bash spawn)
  * and the size of the core's module graph, side by side with
  * the official SDK's `BashSession`, a naive line reader and the physical
- * floor of this machine. Runs on Deno (`deno run -A bench/main.ts`) and Bun
- * (`bun bench/main.ts`). `--json` prints one object per measurement;
+ * floor of this machine. Runs on Deno (`deno run -A bench/main.ts`), Bun
+ * (`bun bench/main.ts`) and Node 24 (`node bench/main.ts`). `--json` prints one object per measurement;
  * `--quick` shrinks every size for a smoke run; `--only <step>` runs one step
  * (`round trip`, `detection`, `exec overhead`, `kill`, `drain`,
  * `many sessions`, `mcp`, `start-up`). `mcp` drives `BashMcp` over loopback
@@ -24,6 +24,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
+import { spawn as nodeSpawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { BashSession as SdkBashSession } from "@anthropic-ai/sdk/tools/agent-toolset/node";
@@ -470,23 +471,30 @@ async function execOverhead(): Promise<void> {
       }).spawn();
       await Promise.all([drainRaw(c.stdout), drainRaw(c.stderr)]);
       await c.status;
-    } else {await g.Bun.spawn(["true"], {
+    } else if (g.Bun) {
+      await g.Bun.spawn(["true"], {
         stdout: "pipe",
         stderr: "pipe",
         detached: true,
-      }).exited;}
+      }).exited;
+    } else await nodeTrue(true);
   });
   // ...and without it, to show what setsid itself costs on this runtime.
   const plain = await timeCalls(n, async () => {
     if (g.Deno) {
       await new g.Deno.Command("true", { stdout: "piped", stderr: "piped" })
         .output();
-    } else {await g.Bun.spawn(["true"], { stdout: "pipe", stderr: "pipe" })
-        .exited;}
+    } else if (g.Bun) {
+      await g.Bun.spawn(["true"], { stdout: "pipe", stderr: "pipe" }).exited;
+    } else await nodeTrue(false);
   });
   const ours = await timeCalls(n, () => exec(["true"]));
   const ratio = pct(ours, 50) / pct(direct, 50);
-  const name = runtime === "deno" ? "Deno.Command" : "Bun.spawn";
+  const name = runtime === "deno"
+    ? "Deno.Command"
+    : runtime === "bun"
+    ? "Bun.spawn"
+    : "child_process.spawn";
   rows.push({
     name: "exec(['true'])",
     runtime,
@@ -604,7 +612,9 @@ async function startup(): Promise<void> {
       bare,
       g.Deno
         ? `const r = await new Deno.Command("bash", { args: ["-c", "true"] }).output();\nif (!r.success) throw new Error("true failed");\n`
-        : `const p = Bun.spawn(["bash", "-c", "true"]);\nif (await p.exited !== 0) throw new Error("true failed");\n`,
+        : g.Bun
+        ? `const p = Bun.spawn(["bash", "-c", "true"]);\nif (await p.exited !== 0) throw new Error("true failed");\n`
+        : `import { spawn } from "node:child_process";\nconst code = await new Promise((r) => spawn("bash", ["-c", "true"]).on("exit", r));\nif (code !== 0) throw new Error("true failed");\n`,
     );
     const self: string = g.Deno ? g.Deno.execPath() : g.process.execPath;
     const argvOf = (script: string) =>
@@ -626,7 +636,9 @@ async function startup(): Promise<void> {
       const cache = mkdtempSync(join(tmpdir(), "bashbox-bench-cache-"));
       const env: Record<string, string> = g.Deno
         ? { DENO_DIR: cache, DENO_NO_UPDATE_CHECK: "1" }
-        : { BUN_RUNTIME_TRANSPILER_CACHE_PATH: cache };
+        : g.Bun
+        ? { BUN_RUNTIME_TRANSPILER_CACHE_PATH: cache }
+        : { NODE_COMPILE_CACHE: cache };
       try {
         const cold = await startOnce(argvOf(script), env);
         const warm: number[] = [];
@@ -943,4 +955,17 @@ if (JSON_OUT) {
         : ""
     }`,
   );
+}
+
+/** Node's raw `true`: piped output drained, optionally in a new session. */
+function nodeTrue(detached: boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const c = nodeSpawn("true", [], {
+      stdio: ["ignore", "pipe", "pipe"],
+      detached,
+    });
+    c.stdout!.resume();
+    c.stderr!.resume();
+    c.on("close", () => resolve());
+  });
 }

@@ -22,7 +22,10 @@ export interface SedProblem {
 
 class Reader {
   i = 0;
-  constructor(readonly s: string) {}
+  readonly s: string;
+  constructor(s: string) {
+    this.s = s;
+  }
   cur(): string | undefined {
     return this.s[this.i];
   }
@@ -32,8 +35,10 @@ class Reader {
 }
 
 class Stop extends Error {
-  constructor(readonly problem: SedProblem) {
+  readonly problem: SedProblem;
+  constructor(problem: SedProblem) {
     super(problem.reason);
+    this.problem = problem;
   }
 }
 

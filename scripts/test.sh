@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the whole suite on Deno (sanitizers on, narrow permissions) and on Bun.
+# Runs the whole suite on Deno (sanitizers on, narrow permissions), on Bun and on
+# Node (the pinned Node 24 in .tools, through node:test).
 # Ends each runtime's part with the line
 #   "<runtime>: N passed, N failed, N skipped"
 # followed by each skipped test's reason, once. Tool chatter (type-check
@@ -70,5 +71,28 @@ failed=${failed:-0}
 [ "$bun_rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
 summary bun "$passed" "$failed" "${skipped:-0}" "$logs/bun.log"
 [ "$failed" -eq 0 ] || status=1
-echo "full output: $logs/deno.log, $logs/bun.log"
+# Node runs the same files through node:test (Node 24 strips the types).
+node_tests=()
+if [ $# -gt 0 ]; then
+  node_tests=("$@")
+else
+  for f in tests/*_test.ts; do node_tests+=("$f"); done
+fi
+: >"$logs/node.log"
+node --test --test-reporter=spec "${node_tests[@]}" >"$logs/node.log" 2>&1 &
+node_pid=$!
+tail -n +1 -f --pid="$node_pid" "$logs/node.log" | quiet | grep -Ev --line-buffered '^(﹣|ℹ) '
+wait "$node_pid"
+node_rc=$?
+clean=$(sed 's/\x1b\[[0-9;]*m//g' "$logs/node.log")
+passed=$(grep -E '^ℹ pass [0-9]+$' <<<"$clean" | tail -1 | tr -dc 0-9)
+failed=$(grep -E '^ℹ fail [0-9]+$' <<<"$clean" | tail -1 | tr -dc 0-9)
+cancelled=$(grep -E '^ℹ cancelled [0-9]+$' <<<"$clean" | tail -1 | tr -dc 0-9)
+skipped=$(grep -E '^ℹ skipped [0-9]+$' <<<"$clean" | tail -1 | tr -dc 0-9)
+if [ -z "$passed" ]; then passed=0; failed=1; fi
+failed=$((${failed:-0} + ${cancelled:-0}))
+[ "$node_rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
+summary node "$passed" "$failed" "${skipped:-0}" "$logs/node.log"
+[ "$failed" -eq 0 ] || status=1
+echo "full output: $logs/deno.log, $logs/bun.log, $logs/node.log"
 exit $status

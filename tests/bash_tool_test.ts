@@ -29,7 +29,7 @@ import {
 } from "../mod.ts";
 import { startFakeApi } from "../_fake_api.ts";
 import { redactor } from "../redact.ts";
-import { runtime, test } from "./_harness.ts";
+import { execPath, runtime, test } from "./_harness.ts";
 import { gone, marker } from "./_procs.ts";
 
 function rng(seed: number): () => number {
@@ -598,12 +598,12 @@ console.log(JSON.stringify([BASH_TOOL.name, typeof formatResult, block.content, 
 `;
   writeFileSync(script, source);
   // deno: --no-npm fails any npm import; bun: require.cache lists every module loaded.
-  const g = globalThis as { Deno?: { execPath(): string } };
+  // node: without a package.json around the script, an npm import would fail.
   const command = runtime === "deno"
-    ? `"${
-      g.Deno!.execPath()
-    }" run --no-config --no-npm --no-lock --allow-run=bash --allow-read --allow-write --allow-env "${script}"`
-    : `"${process.execPath}" run "${script}"`;
+    ? `"${execPath()}" run --no-config --no-npm --no-lock --allow-run=bash --allow-read --allow-write --allow-env "${script}"`
+    : runtime === "bun"
+    ? `"${execPath()}" run "${script}"`
+    : `"${execPath()}" "${script}"`;
   const r = await exec(command, { timeoutMs: 60_000 });
   rmSync(join(script, ".."), { recursive: true, force: true });
   equal(r.exitCode, 0, r.stdout.text + r.stderr.text);

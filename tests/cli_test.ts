@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { type CliTerminal, main, VERSION } from "../cli.ts";
 import { type ScriptedTurn, startFakeApi } from "../_fake_api.ts";
 import { exec } from "../mod.ts";
-import { runtime, test } from "./_harness.ts";
+import { execPath, runtime, test } from "./_harness.ts";
 
 interface Key {
   /** Bytes typed. */
@@ -619,11 +619,12 @@ test(
           "-c",
           runtime === "deno"
             ? `cd "$DIR" && deno run --no-config --no-lock --allow-run=bash --allow-read --allow-write --allow-env "$CLI" run echo ok`
-            : `cd "$DIR" && bun "$CLI" run echo ok`,
+            : `cd "$DIR" && "$BIN" "$CLI" run echo ok`,
         ],
         {
           env: {
             DIR: dir,
+            BIN: execPath(),
             CLI: new URL("../cli.ts", import.meta.url).pathname,
           },
           timeoutMs: 60_000,
@@ -649,7 +650,7 @@ test(
   async () => {
     const run = runtime === "deno"
       ? "deno run --allow-run=bash --allow-read --allow-write --allow-env cli.ts"
-      : "bun cli.ts";
+      : `"${execPath()}" cli.ts`;
     const keys = [
       "sleep 1.5; printf 'export V=kept\\r'",
       "sleep 0.7; printf 'sleep 30; echo not-reached\\r'",

@@ -11,7 +11,7 @@ import { deepEqual, ok } from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { exec } from "../mod.ts";
-import { runtime, test } from "./_harness.ts";
+import { execPath, runtime, test } from "./_harness.ts";
 
 const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const config = JSON.parse(readFileSync(join(root, "deno.json"), "utf8"));
@@ -87,9 +87,11 @@ for (const [name, file] of Object.entries(entries)) {
       const url = new URL(`file://${join(root, entry)}`).href;
       const script = runtime === "deno"
         ? 'cd / && deno eval --no-config --no-lock "await import(\\"$URL\\")"'
-        : 'cd / && bun -e "await import(process.env.URL)"';
+        : runtime === "bun"
+        ? 'cd / && bun -e "await import(process.env.URL)"'
+        : 'cd / && "$BIN" --input-type=module -e "await import(process.env.URL)"';
       const r = await exec(["bash", "-c", script], {
-        env: { URL: url, NO_COLOR: "1" },
+        env: { URL: url, BIN: execPath(), NO_COLOR: "1" },
         timeoutMs: 60_000,
       });
       ok(r.exitCode === 0, r.stderr.text);

@@ -32,9 +32,9 @@ async function inBareWorker(module: string, probe: string): Promise<unknown> {
   }
 }
 
-const skip = runtime === "bun"
-  ? "Bun has no permission model to load a module without permissions"
-  : false;
+const skip = runtime === "deno"
+  ? false
+  : `${runtime} has no permission model to load a module without permissions`;
 
 test("format.ts loads in a worker with no permissions", async () => {
   const c =
