@@ -9,7 +9,21 @@ import {
   runnableProcessTools,
 } from "../mod.ts";
 import type { BackgroundProcess } from "../processes.ts";
-import { runtime, test } from "./_harness.ts";
+import { runtime, test as harnessTest, type TestOptions } from "./_harness.ts";
+
+// Background processes are built for Deno and Bun; on Node the kill sweeps at
+// stop/close/host exit and the terminal resize do not work yet (issue 14).
+const NODE_SKIP = runtime === "node"
+  ? "background processes are not supported on Node yet (kill sweeps and terminals use Deno/Bun APIs)"
+  : false;
+
+function test(
+  name: string,
+  fn: () => Promise<void> | void,
+  options: TestOptions = {},
+): void {
+  harnessTest(name, fn, { ...options, skip: options.skip || NODE_SKIP });
+}
 import { marker } from "./_procs.ts";
 
 /** Pids of live processes whose command line holds `mark` (one grep: quick under load). */
