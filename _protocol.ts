@@ -32,7 +32,7 @@ export const TRACE_SAVE_FD = 16;
  * complaints about job control go to /dev/null).
  */
 const PROMPT_LAUNCHER =
-  'BASHBOX_CWD=$PWD;export BASHBOX_CWD;cd /dev/fd||exit 96;exec 3>&2 2>/dev/null;b=$1;shift;if [ -p 0 ];then exec -a bash "$b" "$@" --noediting -i 0;fi;exec -a bash "$b" "$@" --noediting -i 0 0< <(trap "" INT;exec cat)';
+  'BASHBOX_CWD=$PWD;export BASHBOX_CWD;cd /dev/fd||exit 96;exec 3>&2 2>/dev/null;b=$1;shift;if [ -p 0 ];then exec -a bash "$b" "$@" --noediting -i 0;fi;exec -a bash "$b" "$@" --noediting -i 0 0< <(trap "" INT;PATH=/usr/bin:/bin exec cat)';
 
 /** E: fast, X: careful (ERR traps, errexit); a trailing x: xtrace is on. */
 const FRAMING_ALIASES = ["__bbE", "__bbX", "__bbEx", "__bbXx"] as const;
