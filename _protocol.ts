@@ -37,6 +37,16 @@ const PROMPT_LAUNCHER =
 /** E: fast, X: careful (ERR traps, errexit); a trailing x: xtrace is on. */
 const FRAMING_ALIASES = ["__bbE", "__bbX", "__bbEx", "__bbXx"] as const;
 /**
+ * The frame's aliases, each with its body: z for the fast path, Z for the
+ * careful one (it hands the user's ERR trap to the frame). The call line
+ * names one with the call's id as its only word, so the text bash reads one
+ * byte at a time stays short.
+ */
+const FRAME_ALIASES = {
+  __bbz: '__bbf "$?" ""',
+  __bbZ: '__bbf "$?" "${__bbW:+$(builtin trap -p ERR)}"',
+} as const;
+/**
  * A command as one ANSI-C quoted word (`$'…'`): backslash, quote and control
  * characters escaped, everything else as it is.
  */
@@ -94,11 +104,13 @@ export function initScript(options: InitOptions): string {
     options.separate
       ? `&&builtin printf '%s\\036\\0' "${id}" >&${SENTINEL_ERR_FD}`
       : "";
-  // bash reads its script from stdin (so `$BASH_SOURCE` is empty, as at a
-  // prompt); each command gets /dev/null as stdin instead.
+  // bash reads its script through its own copy of stdin (fd 254, so
+  // `$BASH_SOURCE` is empty, as at a prompt); the init script makes the
+  // shell's stdin /dev/null once, so every command reads end of file there
+  // without a redirection of its own on each call.
   // The framing's own descriptors are closed for the command: it cannot
   // see or close them, and its background jobs do not hold them.
-  const eof = ` </dev/null ${SENTINEL_OUT_FD}>&-${
+  const closed = ` ${SENTINEL_OUT_FD}>&-${
     options.separate ? ` ${SENTINEL_ERR_FD}>&-` : ""
   }`;
   // Each call's line hands the command over as one ANSI-C quoted word
@@ -142,14 +154,22 @@ export function initScript(options: InitOptions): string {
   // from fd ${TRACE_SAVE_FD} (closed again for the command itself). Without
   // xtrace only the frame is wrapped, in case the command turns it on.
   const evalQuiet =
-    `command eval "$__bbc" 2>&${TRACE_SAVE_FD} ${TRACE_SAVE_FD}>&-${eof}`;
-  const evalPlain = `command eval "$__bbc"${eof}`;
+    `command eval "$__bbc" 2>&${TRACE_SAVE_FD} ${TRACE_SAVE_FD}>&-${closed}`;
+  const evalPlain = `command eval "$__bbc"${closed}`;
   const run = (evaluate: string) =>
     `if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi`;
   const runTraps = (evaluate: string) =>
     `__bbe "$(builtin trap -p ERR)";if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi`;
+  // Each runner's body, computed once for its function and its alias.
+  const runners = FRAMING_ALIASES.map((name): [string, string] => {
+    const evaluate = name.endsWith("x") ? evalQuiet : evalPlain;
+    return [
+      name,
+      name.startsWith("__bbX") ? runTraps(evaluate) : run(evaluate),
+    ];
+  });
   return [
-    "exec 2>&3 3>&-",
+    "exec 2>&3 3>&- 0</dev/null",
     'builtin cd -- "$BASHBOX_CWD"||builtin exit 97;builtin unset BASHBOX_CWD OLDPWD',
     // Interactive behaviour without a terminal's trappings.
     "set +o history +H +m",
@@ -172,7 +192,7 @@ export function initScript(options: InitOptions): string {
     // command but bashbox's own, and swaps in framing functions that undo
     // it first. The normal path pays nothing for this.
     // (Inverted twice, so that under errexit the skip is not a failure.)
-    "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTw]* || ${FUNCNAME[1]} == __bb[pfsuigvTw] ]]; }",
+    "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTwzZ]* || ${FUNCNAME[1]} == __bb[pfsuigvTwzZ] ]]; }",
     "__bbs(){ builtin return $1; }",
     `__bbu(){ __bbI=;builtin trap - DEBUG;builtin shopt -u extdebug;${take};${frameEnd}; }`,
     '__bbi(){ __bbI=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbp(){ __bbu;__bbp "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "builtin break 1000 2>/dev/null;! __bbd" DEBUG; }',
@@ -190,22 +210,15 @@ export function initScript(options: InitOptions): string {
     // alias expands in memory. Should a command turn aliases off, the
     // function of the same name still ends the command.
     // (The function first: once the alias exists, the name would expand.)
-    ...FRAMING_ALIASES.map((name) => {
-      const evaluate = name.endsWith("x") ? evalQuiet : evalPlain;
-      const body = name.startsWith("__bbX")
-        ? runTraps(evaluate)
-        : run(evaluate);
-      return `${name}(){ ${body}; }`;
-    }),
+    ...runners.map(([name, body]) => `${name}(){ ${body}; }`),
+    ...Object.entries(FRAME_ALIASES).map(([name, body]) =>
+      `${name}(){ ${body} "$1"; }`
+    ),
     "shopt -s expand_aliases",
     `alias ${
-      FRAMING_ALIASES.map((name) => {
-        const evaluate = name.endsWith("x") ? evalQuiet : evalPlain;
-        const body = name.startsWith("__bbX")
-          ? runTraps(evaluate)
-          : run(evaluate);
-        return `${name}='${body}'`;
-      }).join(" ")
+      [...runners, ...Object.entries(FRAME_ALIASES)].map(([name, body]) =>
+        `${name}=${shellQuote(body)}`
+      ).join(" ")
     }`,
     "",
   ].join("\n");
@@ -245,9 +258,7 @@ export function callLines(command: string, id: string, mode: CallMode): string {
   const line = mode.xtrace
     ? `{ ${take};${alias};} ${TRACE_SAVE_FD}>&2 2>&-\n`
     : `${take};${alias}\n`;
-  const frame = mode.careful
-    ? `{ __bbf "$?" "\${__bbW:+$(builtin trap -p ERR)}" ${id};} 2>&-\n`
-    : `{ __bbf "$?" "" ${id};} 2>&-\n`;
+  const frame = `{ __bb${mode.careful ? "Z" : "z"} ${id};} 2>&-\n`;
   // (The empty line puts bash's parser back in command position: after a
   // command line that ended inside an open quote, \`{\` would read as a word.)
   return `${line}\n${frame}`;
