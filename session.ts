@@ -896,19 +896,15 @@ export class BashSession {
     options: SpawnProcessOptions = {},
   ): Promise<BackgroundProcess> {
     this.#assertOpen();
-    if (this.#options.sandbox || this.#options.transport) {
-      throw new TypeError(
-        `Expected a local session for spawn(), got one with a ${
-          this.#options.sandbox ? "sandbox" : "transport"
-        }: run the command with "&" instead`,
-      );
-    }
+    const env = this.#options.env;
     this.#processTable ??= new ProcessTable({
       dump: async (script) => {
         const r = await this.run(script);
         return { text: r.output.text, cwd: r.cwd };
       },
-      shell: resolveProgram(this.#options.shell ?? "bash", this.#options.env),
+      shell: resolveProgram(this.#options.shell ?? "bash", env),
+      launch: launchOf(this.#options),
+      path: env?.PATH,
       headBytes: this.#headBytes,
       tailBytes: this.#tailBytes,
     });

@@ -9,21 +9,7 @@ import {
   runnableProcessTools,
 } from "../mod.ts";
 import type { BackgroundProcess } from "../processes.ts";
-import { runtime, test as harnessTest, type TestOptions } from "./_harness.ts";
-
-// Background processes are built for Deno and Bun; on Node the kill sweeps at
-// stop/close/host exit and the terminal resize do not work yet (issue 14).
-const NODE_SKIP = runtime === "node"
-  ? "background processes are not supported on Node yet (kill sweeps and terminals use Deno/Bun APIs)"
-  : false;
-
-function test(
-  name: string,
-  fn: () => Promise<void> | void,
-  options: TestOptions = {},
-): void {
-  harnessTest(name, fn, { ...options, skip: options.skip || NODE_SKIP });
-}
+import { runtime, test } from "./_harness.ts";
 import { marker } from "./_procs.ts";
 
 /** Pids of live processes whose command line holds `mark` (one grep: quick under load). */
@@ -68,8 +54,8 @@ const has = async (program: string): Promise<boolean> =>
 const [hasPython, hasVim, hasTop, hasScript, hasCurl] = await Promise.all(
   ["python3", "vim", "top", "script", "curl"].map(has),
 );
-const noTty = runtime === "deno" && !hasScript
-  ? "util-linux script is not installed (Deno needs it for a terminal)"
+const noTty = runtime !== "bun" && !hasScript && !hasPython
+  ? "neither util-linux script nor python3 is installed (Deno and Node need one for a terminal)"
   : false;
 
 /** Reads until `until` matches; fails with what came when it does not. */
@@ -302,9 +288,13 @@ if (globalThis.Deno) Deno.exit(0); else process.exit(0);`;
   }
 });
 
-test("BashSession.spawn() refuses sandbox and transport sessions with a TypeError", async () => {
-  await using s = new BashSession({ transport: { argv: ["bash"] } });
-  await rejects(s.spawn("true"), /Expected a local session/);
+test("BashSession.spawn() refuses a terminal outside a local session with a SpawnError", async () => {
+  await using s = new BashSession({ transport: { argv: ["env"] } });
+  await rejects(s.spawn("true", { tty: true }), (error: Error) => {
+    equal(error.name, "SpawnError");
+    match(error.message, /needs a local session, got one over a transport/);
+    return true;
+  });
 });
 
 test("BashSession.spawn() tty: python3 REPL computes 1+1", async () => {
