@@ -231,8 +231,9 @@ function hostEnv(name: string): string | undefined {
 
 /**
  * The terminal helper: util-linux `script`, else Python's `pty` module
- * (`python3`), looked up on `path`. `BASHBOX_PTY_HELPER=script|python` in
- * the host's environment forces one (internal, for tests; on Bun too).
+ * (`python3`), looked up on `path`. Internal, for tests:
+ * `BASHBOX_PTY_HELPER` in the host's environment forces `script` or `python`
+ * (any other value: either), on Bun too.
  */
 function findPtyHelper(path: string): PtyHelper | null {
   const forced = hostEnv("BASHBOX_PTY_HELPER");

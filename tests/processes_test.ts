@@ -372,6 +372,74 @@ test(
   { skip: noTty || (hasTop ? false : "top is not installed") },
 );
 
+/** Sets (or, with undefined, removes) a variable of the host's environment. */
+function setHostEnv(name: string, value: string | undefined): void {
+  // deno-lint-ignore no-explicit-any
+  const g = globalThis as any;
+  if (g.Deno) {
+    if (value === undefined) g.Deno.env.delete(name);
+    else g.Deno.env.set(name, value);
+  } else if (value === undefined) delete g.process.env[name];
+  else g.process.env[name] = value;
+}
+
+test(
+  "BashSession.spawn() tty: the Python pty helper gives a terminal when forced (BASHBOX_PTY_HELPER=python)",
+  async () => {
+    const mark = marker();
+    setHostEnv("BASHBOX_PTY_HELPER", "python");
+    try {
+      await using s = new BashSession();
+      const p = await s.spawn(
+        `[ -t 0 ] && [ -t 1 ] && echo "tty $(stty size)"; read -r line; echo "got $line"; trap 'echo "size $(stty size)"' WINCH; echo ready; while :; do sleep ${mark} & wait $!; done`,
+        { tty: true, cols: 70, rows: 15 },
+      );
+      await expectOutput(p, "tty 15 70");
+      // The leader (by now the helper): python3 -I …/bashbox_pty.py.
+      // Read through bash: Deno does not let a test read /proc itself.
+      const cmdline = (await exec([
+        "bash",
+        "-c",
+        'tr "\\0" "\\n" < "/proc/$0/cmdline"',
+        String(p.pid),
+      ])).stdout.text.split("\n");
+      ok(cmdline.includes("-I"), cmdline.join(" "));
+      ok(cmdline.some((a) => a.endsWith("/bashbox_pty.py")), cmdline.join(" "));
+      await p.write("hello\r");
+      await expectOutput(p, /got hello\n[\s\S]*ready/);
+      await p.resize(90, 33);
+      await expectOutput(p, "size 33 90");
+      // One sleep per WINCH (the trap ends the wait, not the sleep).
+      ok((await started(mark)).length >= 1);
+      const status = await p.stop({ graceMs: 500 });
+      ok(status.signal !== null || status.exitCode !== 0);
+      equal((await gone(mark)).length, 0);
+    } finally {
+      setHostEnv("BASHBOX_PTY_HELPER", undefined);
+    }
+  },
+  { skip: hasPython ? false : "python3 is not installed" },
+);
+
+test("BashSession.spawn() tty: a SpawnError names script and python3 when PATH has neither", async () => {
+  // "any": look for a helper on Bun too (it has a built-in terminal).
+  setHostEnv("BASHBOX_PTY_HELPER", "any");
+  try {
+    await using s = new BashSession({
+      env: { PATH: "/nonexistent/bashbox-empty-path" },
+    });
+    await rejects(s.spawn("true", { tty: true }), (error: Error) => {
+      equal(error.name, "SpawnError");
+      match(error.message, /`script` or Python 3 \(`python3`/);
+      match(error.message, /neither was found on PATH/);
+      return true;
+    });
+    equal(s.processes().length, 0);
+  } finally {
+    setHostEnv("BASHBOX_PTY_HELPER", undefined);
+  }
+});
+
 test(
   "BackgroundProcess.resize() changes what the program sees as its size",
   async () => {
