@@ -253,6 +253,23 @@ for r in 1 2 3 4 5 6; do
 done
 :`;
 
+/**
+ * bash that signals every process whose environment holds
+ * `BASHBOX_PROCESS=$1`, with signal `$2`; for KILL it repeats while it finds
+ * any (children forked meanwhile). Shared by the local and remote sides.
+ */
+export const MARK_SWEEP = `t=BASHBOX_PROCESS=$1 sig=$2
+for r in 1 2 3 4 5 6; do
+  n=0
+  for f in $(grep -lzxF -- "$t" /proc/[0-9]*/environ 2>/dev/null); do
+    p=\${f#/proc/}; p=\${p%/environ}
+    [ "$p" = "$$" ] && continue
+    kill -s "$sig" "$p" 2>/dev/null && n=$((n+1))
+  done
+  [ "$sig" = KILL ] && [ $n -gt 0 ] || break
+done
+:`;
+
 function sweepArgs(
   sid: number,
   signal: GroupSignal,

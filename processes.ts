@@ -51,6 +51,7 @@ import {
   delay,
   type GroupProcess,
   type GroupSignal,
+  MARK_SWEEP,
   type Pump,
   pump,
   RUNTIME,
@@ -136,22 +137,6 @@ function randomToken(): string {
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/**
- * bash that signals every process whose environment holds
- * `BASHBOX_PROCESS=$1`, with signal `$2`; for KILL it repeats while it finds
- * any (children forked meanwhile).
- */
-const MARK_SWEEP = `t=BASHBOX_PROCESS=$1 sig=$2
-for r in 1 2 3 4 5 6; do
-  n=0
-  for f in $(grep -lzxF -- "$t" /proc/[0-9]*/environ 2>/dev/null); do
-    p=\${f#/proc/}; p=\${p%/environ}
-    [ "$p" = "$$" ] && continue
-    kill -s "$sig" "$p" 2>/dev/null && n=$((n+1))
-  done
-  [ "$sig" = KILL ] && [ $n -gt 0 ] || break
-done
-:`;
 
 /** How long a sweep through a transport may take. */
 const REMOTE_SWEEP_MS = 15_000;
@@ -278,6 +263,11 @@ export interface ProcessHost {
   readonly launch: Launch;
   /** The session's PATH, if it sets one: the terminal helper is looked up there. */
   readonly path?: string;
+  /**
+   * Over a transport: signals the marked processes through the session's
+   * control channel; false when there is none (then a connection is opened).
+   */
+  readonly remoteSweep?: (signal: string, token: string) => Promise<boolean>;
   readonly headBytes: number;
   readonly tailBytes: number;
 }
@@ -400,6 +390,7 @@ export class ProcessTable {
       launch,
       helper,
       boot,
+      remoteSweep: this.#host.remoteSweep,
       shell: this.#host.shell,
       headBytes: this.#host.headBytes,
       tailBytes: this.#host.tailBytes,
@@ -442,6 +433,7 @@ interface ProcessInit {
   launch: Launch;
   helper: PtyHelper | null;
   boot: string | null;
+  remoteSweep?: (signal: string, token: string) => Promise<boolean>;
   shell: string;
   headBytes: number;
   tailBytes: number;
@@ -956,9 +948,7 @@ export class BackgroundProcess {
     }
     if (!this.running) return;
     if (this.#init.launch.kind !== "local") {
-      await runQuiet(this.#sweepArgv(name.slice(3)), {
-        timeoutMs: REMOTE_SWEEP_MS,
-      });
+      await this.#sweep(name.slice(3));
       return;
     }
     if (["SIGINT", "SIGTERM", "SIGKILL"].includes(name)) {
@@ -1007,10 +997,18 @@ export class BackgroundProcess {
       local
         ? signalGroup(this.#pid, signal, this.#init.shell).catch(() => {})
         : Promise.resolve(),
-      runQuiet(this.#sweepArgv(signal.slice(3)), {
-        timeoutMs: REMOTE_SWEEP_MS,
-      }),
+      this.#sweep(signal.slice(3)),
     ]);
+  }
+
+  /**
+   * Sends `sig` (without "SIG") to every process with the mark: over a
+   * transport through the session's control channel when it is open.
+   */
+  async #sweep(sig: string): Promise<void> {
+    const { launch, remoteSweep, token } = this.#init;
+    if (launch.kind === "transport" && await remoteSweep?.(sig, token)) return;
+    await runQuiet(this.#sweepArgv(sig), { timeoutMs: REMOTE_SWEEP_MS });
   }
 
   /** At host exit: kill what carries the mark, remove the runner and log. */

@@ -626,7 +626,7 @@ export class BashSession {
    */
   async restart(): Promise<void> {
     this.#assertOpen();
-    await Promise.all([this.#killShell(), this.#stopProcesses()]);
+    await this.#killShellAndProcesses();
     const started = this.#queue.then(() => this.#ensureShell());
     this.#queue = started.catch(() => {});
     await started;
@@ -648,7 +648,7 @@ export class BashSession {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    await Promise.all([this.#killShell(), this.#stopProcesses()]);
+    await this.#killShellAndProcesses();
   }
 
   /** Same as {@linkcode close}, for `await using`. */
@@ -905,6 +905,8 @@ export class BashSession {
       shell: resolveProgram(this.#options.shell ?? "bash", env),
       launch: launchOf(this.#options),
       path: env?.PATH,
+      remoteSweep: async (signal, token) =>
+        await this.#shell?.control?.sweepMark(signal, token) ?? false,
       headBytes: this.#headBytes,
       tailBytes: this.#tailBytes,
     });
@@ -978,6 +980,20 @@ export class BashSession {
       durationMs: performance.now() - started,
       ...(status === null ? { background: proc } : {}),
     };
+  }
+
+  /**
+   * Kills the shell and stops the spawned processes. Over a transport the
+   * processes go first, while the control channel that reaches their marks
+   * is open (a round trip instead of a connection).
+   */
+  async #killShellAndProcesses(): Promise<void> {
+    if (this.#options.transport && this.processes().length > 0) {
+      await this.#stopProcesses();
+      await this.#killShell();
+    } else {
+      await Promise.all([this.#killShell(), this.#stopProcesses()]);
+    }
   }
 
   /** Stops and forgets every spawned process (restart, close); ids are not reused. */

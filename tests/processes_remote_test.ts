@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BashSession, exec } from "../mod.ts";
 import { execPath, runtime, test } from "./_harness.ts";
-import { gone, marker, started } from "./_procs.ts";
+import { marker } from "./_procs.ts";
 import { startSshd } from "./_sshd.ts";
 
 // Transports whose far end is this machine, in a session of its own (as a
@@ -16,6 +16,40 @@ const WORDS = {
 };
 /** Passes its words on as they are, as docker exec and kubectl exec do. */
 const ARGV = { argv: ["setsid", "-w"] };
+
+/** Pids of live processes whose command line holds `mark` (one grep: quick under load). */
+async function alive(mark: string): Promise<number[]> {
+  // The pattern does not match itself: "[.]" stands for the marker's ".".
+  const r = await exec([
+    "bash",
+    "-c",
+    `grep -laE -- "$0" /proc/[0-9]*/cmdline 2>/dev/null; :`,
+    mark.replace(".", "[.]"),
+  ]);
+  return r.stdout.text.split("\n").filter(Boolean).map((f) =>
+    Number(f.split("/")[2])
+  );
+}
+
+/** Waits up to `ms` until `done(pids)` holds; returns the last pids seen. */
+async function poll(
+  mark: string,
+  ms: number,
+  done: (pids: number[]) => boolean,
+): Promise<number[]> {
+  const until = performance.now() + ms;
+  let pids = await alive(mark);
+  while (!done(pids) && performance.now() < until) {
+    await new Promise((r) => setTimeout(r, 30));
+    pids = await alive(mark);
+  }
+  return pids;
+}
+
+const started = (mark: string, ms: number): Promise<number[]> =>
+  poll(mark, ms, (pids) => pids.length > 0);
+const gone = (mark: string, ms: number): Promise<number[]> =>
+  poll(mark, ms, (pids) => pids.length === 0);
 
 const sshd = await startSshd();
 const noSsh = typeof sshd === "string" ? sshd : false;
