@@ -192,7 +192,10 @@ export function runQuiet(
 }
 
 /** Runs `argv` with no I/O, synchronously; never throws. */
-export function runQuietSync(argv: readonly string[], timeoutMs?: number): void {
+export function runQuietSync(
+  argv: readonly string[],
+  timeoutMs?: number,
+): void {
   try {
     spawnSync(argv[0], argv.slice(1), { stdio: "ignore", timeout: timeoutMs });
   } catch {

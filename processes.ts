@@ -7,13 +7,17 @@
  * A process is started by {@linkcode BashSession.spawn}: the session's shell
  * writes down its state (working directory, exported variables, functions),
  * and the host starts the command with that state as the leader of a new
- * process group and session. Every process it starts carries
- * `BASHBOX_PROCESS=<token>` in its environment, so stop, restart, close and
- * host exit find it even after it left the group and the session (a daemon
- * after `setsid`).
+ * process group and session (`bash --noprofile --norc`). In a sandbox the
+ * host starts a fresh bwrap with the session's options, over a transport a
+ * connection of its own, and the far bash reads the state from its input.
+ * Every process it starts carries `BASHBOX_PROCESS=<token>` in its
+ * environment, so stop, restart, close and host exit find it even after it
+ * left the group and the session (a daemon after `setsid`), at the far end of
+ * a transport too.
  *
- * With `tty: true` the process gets a pseudo-terminal: on Bun through
- * `Bun.spawn`'s built-in terminal, on Deno through util-linux `script`. A
+ * With `tty: true` (local sessions) the process gets a pseudo-terminal: on
+ * Bun through `Bun.spawn`'s built-in terminal, on Deno and Node through
+ * util-linux `script`, or Python's `pty` module where `script` is absent. A
  * headless terminal emulator (`@xterm/headless`, imported dynamically when the
  * first terminal process starts) keeps the screen.
  *
@@ -54,9 +58,9 @@ import {
   MARK_SWEEP,
   type Pump,
   pump,
-  RUNTIME,
   runQuiet,
   runQuietSync,
+  RUNTIME,
   signalGroup,
   SpawnError,
   spawnGroup,
@@ -136,7 +140,6 @@ function randomToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(8));
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
-
 
 /** How long a sweep through a transport may take. */
 const REMOTE_SWEEP_MS = 15_000;

@@ -877,8 +877,10 @@ export class BashSession {
    * Starts `command` in the background from the session's state (its working
    * directory, exported variables and functions), as the leader of its own
    * process group, and returns its handle. It dies with {@linkcode restart},
-   * {@linkcode close} and the host. Local sessions only: a sandbox or a
-   * transport throws a `TypeError`.
+   * {@linkcode close} and the host. In a sandbox it runs in a fresh bwrap
+   * with the session's options (its own `/tmp` and network namespace); over
+   * a transport through a connection of its own. `tty: true` needs a local
+   * session (elsewhere: a `SpawnError`).
    *
    * @example
    * ```ts

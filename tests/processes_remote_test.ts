@@ -135,33 +135,39 @@ if (globalThis.Deno) Deno.exit(0); else process.exit(0);`;
   }
 });
 
-test("BashSession.spawn() in a bwrap sandbox: the workdir, its own /tmp, nothing left", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "bashbox-sbx-"));
-  const mark = marker();
-  const daemon = marker();
-  try {
-    await using s = new BashSession({ sandbox: { kind: "bwrap", workdir: dir } });
-    await s.run("export APP_MODE=dev; echo session > /tmp/only-in-session");
-    const p = await s.spawn(
-      `echo "$APP_MODE $PWD"; ls /tmp/only-in-session 2>&1 | grep -c 'No such'; echo made > made.txt; setsid sleep ${daemon} & sleep ${mark}`,
-    );
-    const out = await p.read({ until: /\n.*\n/, waitMs: 20_000 });
-    equal(out.text, `dev ${dir}\n1\n`);
-    equal((await started(mark, 10_000)).length, 1);
-    equal((await started(daemon, 10_000)).length, 1);
-    equal((await s.run("cat made.txt")).output.text, "made\n");
-    await p.stop({ graceMs: 1000 });
-    equal((await gone(mark, 5000)).length, 0);
-    equal((await gone(daemon, 5000)).length, 0);
-    const q = await s.spawn(`sleep ${mark}`);
-    equal((await started(mark, 10_000)).length, 1);
-    await s.close();
-    ok(!q.running);
-    equal((await gone(mark, 5000)).length, 0);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}, { skip: noBwrap });
+test(
+  "BashSession.spawn() in a bwrap sandbox: the workdir, its own /tmp, nothing left",
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bashbox-sbx-"));
+    const mark = marker();
+    const daemon = marker();
+    try {
+      await using s = new BashSession({
+        sandbox: { kind: "bwrap", workdir: dir },
+      });
+      await s.run("export APP_MODE=dev; echo session > /tmp/only-in-session");
+      const p = await s.spawn(
+        `echo "$APP_MODE $PWD"; ls /tmp/only-in-session 2>&1 | grep -c 'No such'; echo made > made.txt; setsid sleep ${daemon} & sleep ${mark}`,
+      );
+      const out = await p.read({ until: /\n.*\n/, waitMs: 20_000 });
+      equal(out.text, `dev ${dir}\n1\n`);
+      equal((await started(mark, 10_000)).length, 1);
+      equal((await started(daemon, 10_000)).length, 1);
+      equal((await s.run("cat made.txt")).output.text, "made\n");
+      await p.stop({ graceMs: 1000 });
+      equal((await gone(mark, 5000)).length, 0);
+      equal((await gone(daemon, 5000)).length, 0);
+      const q = await s.spawn(`sleep ${mark}`);
+      equal((await started(mark, 10_000)).length, 1);
+      await s.close();
+      ok(!q.running);
+      equal((await gone(mark, 5000)).length, 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  { skip: noBwrap },
+);
 
 test("BashSession.spawn() tty: true in a sandbox is a SpawnError", async () => {
   await using s = new BashSession({
