@@ -11,6 +11,7 @@
 import {
   type GroupProcess,
   type GroupSignal,
+  MARK_SWEEP,
   pump,
   signalGroup,
   signalSession,
@@ -117,10 +118,13 @@ export class ControlChannel {
       await Promise.all([out.done, err.done]);
       this.#waiters.splice(0).forEach((w) => w());
     });
+    // A line "SIG pgid sid" signals a group and session; "M SIG token"
+    // signals every process marked BASHBOX_PROCESS=token (spawned processes).
     this.#proc.write(encoder.encode(
-      `__sw(){ ${SWEEP_SCRIPT}\n}\n` +
-        `while read -r sig pg sid; do kill -s "$sig" -- "-$pg" 2>/dev/null;` +
-        ` [ "$sig" = KILL ] && g=0 || g=$pg; __sw "$sid" "$g" "$sig"; echo k; done\n`,
+      `__sw(){ ${SWEEP_SCRIPT}\n}\n__ms(){ ${MARK_SWEEP}\n}\n` +
+        `while read -r sig pg sid; do if [ "$sig" = M ]; then __ms "$sid" "$pg"; else` +
+        ` kill -s "$sig" -- "-$pg" 2>/dev/null;` +
+        ` [ "$sig" = KILL ] && g=0 || g=$pg; __sw "$sid" "$g" "$sig"; fi; echo k; done\n`,
     ));
   }
 
@@ -157,6 +161,23 @@ export class ControlChannel {
       await once.killGroup("SIGKILL").catch(() => {});
     }
     await Promise.all(pumps.map((p) => p.stop()));
+  }
+
+  /**
+   * Sends `signal` (a name without "SIG") to every remote process whose
+   * environment holds `BASHBOX_PROCESS=<token>`; resolves true once the
+   * remote side acknowledged it, false when the channel is gone (the caller
+   * then opens a connection of its own).
+   */
+  async sweepMark(signal: string, token: string): Promise<boolean> {
+    if (!this.#alive || !/^[A-Z0-9]+$/.test(signal + token.toUpperCase())) {
+      return false;
+    }
+    const acked = new Promise<void>((resolve) => this.#waiters.push(resolve));
+    if (!await this.#proc.write(encoder.encode(`M ${signal} ${token}\n`))) {
+      return false;
+    }
+    return await within(acked, CONTROL_ACK_MS) && this.#alive;
   }
 
   /** Closes the channel and ends its local process. */

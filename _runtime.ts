@@ -119,16 +119,7 @@ function killAllSync(): void {
     } catch {
       // fall through to the shell builtin
     }
-    try {
-      new DenoNs.Command(killer, {
-        args: ["-c", `kill -s KILL -- -${pgid} 2>/dev/null`],
-        stdin: "null",
-        stdout: "null",
-        stderr: "null",
-      }).outputSync();
-    } catch {
-      // nothing more can be done while the host exits
-    }
+    runQuietSync([killer, "-c", `kill -s KILL -- -${pgid} 2>/dev/null`]);
   }
   // What left the group but not the session dies too.
   for (const [sid, killer] of groups) signalSessionSync(sid, killer);
@@ -262,6 +253,23 @@ for r in 1 2 3 4 5 6; do
 done
 :`;
 
+/**
+ * bash that signals every process whose environment holds
+ * `BASHBOX_PROCESS=$1`, with signal `$2`; for KILL it repeats while it finds
+ * any (children forked meanwhile). Shared by the local and remote sides.
+ */
+export const MARK_SWEEP = `t=BASHBOX_PROCESS=$1 sig=$2
+for r in 1 2 3 4 5 6; do
+  n=0
+  for f in $(grep -lzxF -- "$t" /proc/[0-9]*/environ 2>/dev/null); do
+    p=\${f#/proc/}; p=\${p%/environ}
+    [ "$p" = "$$" ] && continue
+    kill -s "$sig" "$p" 2>/dev/null && n=$((n+1))
+  done
+  [ "$sig" = KILL ] && [ $n -gt 0 ] || break
+done
+:`;
+
 function sweepArgs(
   sid: number,
   signal: GroupSignal,
@@ -281,46 +289,93 @@ export async function signalSession(
   options: { exceptGroup?: number; killer: string },
 ): Promise<void> {
   const args = sweepArgs(sid, signal, options.exceptGroup ?? 0);
-  try {
-    if (DenoNs) {
-      await new DenoNs.Command(options.killer, {
-        args,
-        stdin: "null",
-        stdout: "null",
-        stderr: "null",
-      }).output();
-    } else if (BunNs) {
-      await BunNs.spawn([options.killer, ...args], {
-        stdin: "ignore",
-        stdout: "ignore",
-        stderr: "ignore",
-      }).exited;
-    } else if (NodeRt) {
-      await NodeRt.runQuiet(options.killer, args);
-    }
-  } catch {
-    // no shell to sweep with: the group signal is all we can do
-  }
+  await runQuiet([options.killer, ...args]);
 }
 
 function signalSessionSync(sid: number, killer: string): void {
-  const args = sweepArgs(sid, "SIGKILL", 0);
+  runQuietSync([killer, ...sweepArgs(sid, "SIGKILL", 0)]);
+}
+
+/** Options of {@linkcode runQuiet}. */
+export interface QuietOptions {
+  /** Kill the program after this many milliseconds (default: wait for it). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Runs a short helper command (`argv`: a program and its arguments) with no
+ * input or output, through the runtime's own API (`Deno.Command`,
+ * `Bun.spawn`, `node:child_process`); resolves when it ends. Never rejects: a
+ * program that cannot start is not an error (there is nothing more to do).
+ */
+export async function runQuiet(
+  argv: readonly string[],
+  options: QuietOptions = {},
+): Promise<void> {
+  const timeoutMs = options.timeoutMs;
   try {
     if (DenoNs) {
-      new DenoNs.Command(killer, {
-        args,
+      const child = new DenoNs.Command(argv[0], {
+        args: argv.slice(1),
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      const timer = timeoutMs === undefined ? undefined : setTimeout(() => {
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // ended meanwhile
+        }
+      }, timeoutMs);
+      await child.status;
+      if (timer !== undefined) clearTimeout(timer);
+    } else if (BunNs) {
+      const child = BunNs.spawn([...argv], {
+        stdin: "ignore",
+        stdout: "ignore",
+        stderr: "ignore",
+      });
+      const timer = timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => child.kill(9), timeoutMs);
+      await child.exited;
+      if (timer !== undefined) clearTimeout(timer);
+    } else if (NodeRt) {
+      await NodeRt.runQuiet(argv, timeoutMs);
+    }
+  } catch {
+    // no program to run it with: nothing more can be done
+  }
+}
+
+/**
+ * {@linkcode runQuiet}, synchronously (for the host's exit, when nothing
+ * asynchronous runs any more). Never throws.
+ */
+export function runQuietSync(
+  argv: readonly string[],
+  options: QuietOptions = {},
+): void {
+  try {
+    if (DenoNs) {
+      new DenoNs.Command(argv[0], {
+        args: argv.slice(1),
         stdin: "null",
         stdout: "null",
         stderr: "null",
       }).outputSync();
     } else if (BunNs) {
-      BunNs.spawnSync([killer, ...args], {
+      BunNs.spawnSync([...argv], {
         stdin: "ignore",
         stdout: "ignore",
         stderr: "ignore",
+        ...(options.timeoutMs === undefined
+          ? {}
+          : { timeout: options.timeoutMs }),
       });
     } else if (NodeRt) {
-      NodeRt.runQuietSync(killer, args);
+      NodeRt.runQuietSync(argv, options.timeoutMs);
     }
   } catch {
     // nothing more can be done while the host exits

@@ -165,23 +165,39 @@ export function spawnNode(
   };
 }
 
-/** Runs `program` with `args` and no I/O; resolves when it ends, never rejects. */
-export function runQuiet(program: string, args: string[]): Promise<void> {
+/**
+ * Runs `argv` with no I/O; resolves when it ends, never rejects. After
+ * `timeoutMs` (if given) it is killed.
+ */
+export function runQuiet(
+  argv: readonly string[],
+  timeoutMs?: number,
+): Promise<void> {
   return new Promise<void>((resolve) => {
     try {
-      const child = spawn(program, args, { stdio: "ignore" });
-      child.once("error", () => resolve());
-      child.once("exit", () => resolve());
+      const child = spawn(argv[0], argv.slice(1), { stdio: "ignore" });
+      const timer = timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+      const done = (): void => {
+        if (timer !== undefined) clearTimeout(timer);
+        resolve();
+      };
+      child.once("error", done);
+      child.once("exit", done);
     } catch {
       resolve();
     }
   });
 }
 
-/** Runs `program` with `args` and no I/O, synchronously; never throws. */
-export function runQuietSync(program: string, args: string[]): void {
+/** Runs `argv` with no I/O, synchronously; never throws. */
+export function runQuietSync(
+  argv: readonly string[],
+  timeoutMs?: number,
+): void {
   try {
-    spawnSync(program, args, { stdio: "ignore" });
+    spawnSync(argv[0], argv.slice(1), { stdio: "ignore", timeout: timeoutMs });
   } catch {
     // nothing more can be done
   }

@@ -7,13 +7,17 @@
  * A process is started by {@linkcode BashSession.spawn}: the session's shell
  * writes down its state (working directory, exported variables, functions),
  * and the host starts the command with that state as the leader of a new
- * process group and session. Every process it starts carries
- * `BASHBOX_PROCESS=<token>` in its environment, so stop, restart, close and
- * host exit find it even after it left the group and the session (a daemon
- * after `setsid`).
+ * process group and session (`bash --noprofile --norc`). In a sandbox the
+ * host starts a fresh bwrap with the session's options, over a transport a
+ * connection of its own, and the far bash reads the state from its input.
+ * Every process it starts carries `BASHBOX_PROCESS=<token>` in its
+ * environment, so stop, restart, close and host exit find it even after it
+ * left the group and the session (a daemon after `setsid`), at the far end of
+ * a transport too.
  *
- * With `tty: true` the process gets a pseudo-terminal: on Bun through
- * `Bun.spawn`'s built-in terminal, on Deno through util-linux `script`. A
+ * With `tty: true` (local sessions) the process gets a pseudo-terminal: on
+ * Bun through `Bun.spawn`'s built-in terminal, on Deno and Node through
+ * util-linux `script`, or Python's `pty` module where `script` is absent. A
  * headless terminal emulator (`@xterm/headless`, imported dynamically when the
  * first terminal process starts) keeps the screen.
  *
@@ -40,9 +44,10 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
-import { closeSync } from "node:fs";
+import { closeSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type Launch, transportLauncher } from "./_launch.ts";
 import { type Capture, CaptureBuffer } from "./_capture.ts";
 import { escalation } from "./_deadline.ts";
 import {
@@ -50,9 +55,11 @@ import {
   delay,
   type GroupProcess,
   type GroupSignal,
+  MARK_SWEEP,
   type Pump,
   pump,
-  resolveProgram,
+  runQuiet,
+  runQuietSync,
   RUNTIME,
   signalGroup,
   SpawnError,
@@ -60,6 +67,7 @@ import {
   trackGroup,
 } from "./_runtime.ts";
 import { SIGNAL_NAMES } from "./_signals.ts";
+import { bwrapArgv } from "./sandbox.ts";
 
 /** Options of {@linkcode BashSession.spawn}. */
 export interface SpawnProcessOptions {
@@ -133,22 +141,101 @@ function randomToken(): string {
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** How long a sweep through a transport may take. */
+const REMOTE_SWEEP_MS = 15_000;
+
 /**
- * bash that signals every process whose environment holds
- * `BASHBOX_PROCESS=$1`, with signal `$2`; for KILL it repeats while it finds
- * any (children forked meanwhile).
+ * The terminal helper for Deno and Node when util-linux `script` is absent
+ * (run as `python3 -I bashbox_pty.py program args…`): the program gets a
+ * pseudo-terminal as its controlling terminal (`pty.fork`: a new session);
+ * the helper copies its own stdin to the terminal and the terminal to its
+ * stdout, and exits as the program did.
  */
-const MARK_SWEEP = `t=BASHBOX_PROCESS=$1 sig=$2
-for r in 1 2 3 4 5 6; do
-  n=0
-  for f in $(grep -lzxF -- "$t" /proc/[0-9]*/environ 2>/dev/null); do
-    p=\${f#/proc/}; p=\${p%/environ}
-    [ "$p" = "$$" ] && continue
-    kill -s "$sig" "$p" 2>/dev/null && n=$((n+1))
-  done
-  [ "$sig" = KILL ] && [ $n -gt 0 ] || break
-done
-:`;
+const PTY_HELPER = `import os, pty, select, signal, sys
+
+pid, fd = pty.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[1], sys.argv[1:])
+    finally:
+        os._exit(127)
+
+
+def put(out, data):
+    while data:
+        data = data[os.write(out, data):]
+
+
+inputs = [0, fd]
+while True:
+    try:
+        ready = select.select(inputs, [], [])[0]
+    except InterruptedError:
+        continue
+    if fd in ready:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            data = b""
+        if not data:
+            break
+        put(1, data)
+    if 0 in ready:
+        data = os.read(0, 65536)
+        if data:
+            put(fd, data)
+        else:
+            inputs.remove(0)
+_, status = os.waitpid(pid, 0)
+if os.WIFSIGNALED(status):
+    sig = os.WTERMSIG(status)
+    signal.signal(sig, signal.SIG_DFL)
+    os.kill(os.getpid(), sig)
+sys.exit(os.waitstatus_to_exitcode(status))
+`;
+
+/** The program that gives a process its terminal on Deno and Node. */
+type PtyHelper = { kind: "script" | "python"; program: string };
+
+function findOnPath(program: string, path: string): string | null {
+  for (const dir of path.split(":")) {
+    if (!dir.startsWith("/")) continue;
+    try {
+      if (statSync(`${dir}/${program}`).isFile()) return `${dir}/${program}`;
+    } catch {
+      // not there, or not readable: try the next directory
+    }
+  }
+  return null;
+}
+
+function hostEnv(name: string): string | undefined {
+  try {
+    return g.Deno ? g.Deno.env.get(name) : g.process?.env?.[name];
+  } catch {
+    return undefined; // no permission to read the environment
+  }
+}
+
+/**
+ * The terminal helper: util-linux `script`, else Python's `pty` module
+ * (`python3`), looked up on `path`. Internal, for tests:
+ * `BASHBOX_PTY_HELPER` in the host's environment forces `script` or `python`
+ * (any other value: either), on Bun too.
+ */
+function findPtyHelper(path: string): PtyHelper | null {
+  const forced = hostEnv("BASHBOX_PTY_HELPER");
+  const kinds: PtyHelper["kind"][] = forced === "python"
+    ? ["python"]
+    : forced === "script"
+    ? ["script"]
+    : ["script", "python"];
+  for (const kind of kinds) {
+    const program = findOnPath(kind === "script" ? "script" : "python3", path);
+    if (program !== null) return { kind, program };
+  }
+  return null;
+}
 
 /** Removes escape sequences and carriage returns from terminal output. */
 export function sanitizeTerminalText(text: string): string {
@@ -175,6 +262,15 @@ export interface ProcessHost {
   dump(script: string): Promise<{ text: string; cwd: string }>;
   /** The host's bash, used to start processes and to signal them. */
   readonly shell: string;
+  /** Where the session's shell runs: a process is started the same way. */
+  readonly launch: Launch;
+  /** The session's PATH, if it sets one: the terminal helper is looked up there. */
+  readonly path?: string;
+  /**
+   * Over a transport: signals the marked processes through the session's
+   * control channel; false when there is none (then a connection is opened).
+   */
+  readonly remoteSweep?: (signal: string, token: string) => Promise<boolean>;
   readonly headBytes: number;
   readonly tailBytes: number;
 }
@@ -234,10 +330,24 @@ export class ProcessTable {
         );
       }
     }
-    if (tty && RUNTIME !== "bun" && !hasScript()) {
+    const launch = this.#host.launch;
+    if (tty && launch.kind !== "local") {
       throw new SpawnError(
-        "A terminal process needs util-linux `script` on Deno (or run on Bun, which has a built-in terminal); `script` was not found on PATH",
+        `A terminal process (tty: true) needs a local session, got one ${
+          launch.kind === "sandbox" ? "in a sandbox" : "over a transport"
+        }: its terminal would be on this host, not where the command runs`,
       );
+    }
+    let helper: PtyHelper | null = null;
+    if (tty && (RUNTIME !== "bun" || hostEnv("BASHBOX_PTY_HELPER"))) {
+      helper = findPtyHelper(
+        this.#host.path ?? hostEnv("PATH") ?? "/usr/local/bin:/usr/bin:/bin",
+      );
+      if (helper === null) {
+        throw new SpawnError(
+          `A terminal process needs util-linux \`script\` or Python 3 (\`python3\`, for its pty module) on Deno and Node (Bun has a built-in terminal); neither was found on PATH`,
+        );
+      }
     }
     const state = await this.#host.dump(
       "builtin export -p; builtin declare -f",
@@ -258,7 +368,19 @@ export class ProcessTable {
       "",
     ];
     const runner = join(dir, "run.sh");
-    writeFileSync(runner, lines.join("\n"), { mode: 0o600 });
+    if (launch.kind === "local") {
+      writeFileSync(runner, lines.join("\n"), { mode: 0o600 });
+    }
+    if (helper?.kind === "python") {
+      writeFileSync(join(dir, "bashbox_pty.py"), PTY_HELPER, { mode: 0o600 });
+    }
+    // Elsewhere the host's files are out of reach (a sandbox has its own
+    // /tmp, a transport another machine): the far bash reads the runner from
+    // its input, up to a line of its own, and the rest is the command's input.
+    const end = `__BASHBOX_${token}__`;
+    const boot = launch.kind === "local"
+      ? null
+      : `eval "$(cat <<'${end}'\n${lines.join("\n")}\n${end}\n)"; exit\n`;
     const proc = new BackgroundProcess({
       id,
       command,
@@ -268,6 +390,10 @@ export class ProcessTable {
       tty,
       cols,
       rows,
+      launch,
+      helper,
+      boot,
+      remoteSweep: this.#host.remoteSweep,
       shell: this.#host.shell,
       headBytes: this.#host.headBytes,
       tailBytes: this.#host.tailBytes,
@@ -298,13 +424,6 @@ function checkSize(name: string, value: unknown): number {
   return value;
 }
 
-let scriptFound: boolean | undefined;
-function hasScript(): boolean {
-  if (scriptFound !== undefined) return scriptFound;
-  scriptFound = resolveProgram("script", {}, true) !== "script";
-  return scriptFound;
-}
-
 interface ProcessInit {
   id: string;
   command: string;
@@ -314,6 +433,10 @@ interface ProcessInit {
   tty: boolean;
   cols: number;
   rows: number;
+  launch: Launch;
+  helper: PtyHelper | null;
+  boot: string | null;
+  remoteSweep?: (signal: string, token: string) => Promise<boolean>;
   shell: string;
   headBytes: number;
   tailBytes: number;
@@ -438,7 +561,7 @@ export class BackgroundProcess {
     const onChunk = (chunk: Uint8Array) => this.#push(chunk);
     let exited: Promise<ProcessStatus>;
     let drained: Promise<unknown>;
-    if (init.tty && RUNTIME === "bun") {
+    if (init.tty && init.helper === null) {
       const child = g.Bun.spawn([bash, init.runner], {
         env: {},
         terminal: {
@@ -468,21 +591,59 @@ export class BackgroundProcess {
         }
       });
     } else {
-      const argv = init.tty
-        ? [
+      const inner = [bash, "--noprofile", "--norc"];
+      const far = [
+        "env",
+        `BASHBOX_PROCESS=${init.token}`,
+        "bash",
+        "--noprofile",
+        "--norc",
+      ];
+      const launch = init.launch;
+      let argv: string[];
+      if (launch.kind === "transport") {
+        argv = transportLauncher(bash, [...launch.transport.argv, ...far]);
+      } else if (launch.kind === "sandbox") {
+        // A fresh bwrap with the session's options; its info fd is not read.
+        argv = [
           bash,
           "-c",
-          'exec script -qfec "$0 $1" /dev/null',
+          'exec 3>/dev/null; exec "$@"',
+          "bashbox-sandbox",
+          ...bwrapArgv(launch.sandbox, far),
+        ];
+      } else if (init.helper?.kind === "script") {
+        argv = [
+          bash,
+          "-c",
+          'exec "$0" -qfec "$1 --noprofile --norc $2" /dev/null',
+          init.helper.program,
           bash,
           init.runner,
-        ]
-        : [bash, init.runner];
+        ];
+      } else if (init.helper?.kind === "python") {
+        argv = [
+          bash,
+          "-c",
+          'exec "$0" -I "$@"',
+          init.helper.program,
+          join(init.dir, "bashbox_pty.py"),
+          ...inner,
+          init.runner,
+        ];
+      } else {
+        argv = [...inner, init.runner];
+      }
+      // Local processes get only the runner's variables; a transport needs
+      // the host's (ssh: HOME, SSH_AUTH_SOCK), and a sandbox gets them as its
+      // session does (the runner sets the session's over them).
       const group = spawnGroup(argv, {
         env: {},
-        clearEnv: true,
+        clearEnv: launch.kind === "local",
         stdin: true,
         killer: bash,
       });
+      if (init.boot !== null) void group.write(encoder.encode(init.boot));
       this.#group = group;
       this.#pid = group.pid;
       const pumps: Pump[] = [
@@ -762,17 +923,26 @@ export class BackgroundProcess {
       this.#bunProc.terminal.resize(cols, rows);
       return;
     }
-    // `script` owns the pty: set the size on the slave its child uses.
-    await runBash(
+    // The helper (`script`, python) owns the pty: set the size on the
+    // terminal its child uses.
+    await runQuiet([
       this.#init.shell,
+      "-c",
       `for c in $(cat /proc/$1/task/*/children 2>/dev/null); do
         t=$(readlink /proc/$c/fd/0) && stty -F "$t" cols $2 rows $3 2>/dev/null && break
       done; :`,
-      [String(this.#pid), String(cols), String(rows)],
-    );
+      "bashbox-resize",
+      String(this.#pid),
+      String(cols),
+      String(rows),
+    ]);
   }
 
-  /** Sends `name` (`"SIGINT"`, `"SIGTERM"`, `"SIGKILL"`, `"SIGHUP"`, …) to the whole process group. */
+  /**
+   * Sends `name` (`"SIGINT"`, `"SIGTERM"`, `"SIGKILL"`, `"SIGHUP"`, …) to the
+   * whole process group (in a sandbox or over a transport: to every process
+   * with the process's mark, where it runs).
+   */
   async signal(name: string): Promise<void> {
     if (typeof name !== "string" || !/^SIG[A-Z0-9]+$/.test(name)) {
       throw new TypeError(
@@ -780,33 +950,73 @@ export class BackgroundProcess {
       );
     }
     if (!this.running) return;
+    if (this.#init.launch.kind !== "local") {
+      await this.#sweep(name.slice(3));
+      return;
+    }
     if (["SIGINT", "SIGTERM", "SIGKILL"].includes(name)) {
       await signalGroup(this.#pid, name as GroupSignal, this.#init.shell);
       return;
     }
-    await runBash(
+    await runQuiet([
       this.#init.shell,
+      "-c",
       `kill -s "$1" -- -"$2" 2>/dev/null; :`,
-      [name.slice(3), String(this.#pid)],
-    );
+      "bashbox-signal",
+      name.slice(3),
+      String(this.#pid),
+    ]);
+  }
+
+  /**
+   * The argv that sends signal `sig` (without "SIG") to every process with
+   * the mark: here, or (over a transport) through a connection of its own,
+   * the sweep piped into a bash at the far end.
+   */
+  #sweepArgv(sig: string): string[] {
+    const { shell, token, launch } = this.#init;
+    if (launch.kind !== "transport") {
+      return [shell, "-c", MARK_SWEEP, "bashbox-sweep", token, sig];
+    }
+    return [
+      shell,
+      "-c",
+      'printf "%s\\n" "$0" | "$@"',
+      `__bashbox_sweep() {\n${MARK_SWEEP}\n}\n__bashbox_sweep ${token} ${sig}\nexit 0`,
+      ...launch.transport.argv,
+      "bash",
+      "--noprofile",
+      "--norc",
+    ];
   }
 
   /** Signals everything the process started (found by its environment mark). */
   async #signalAll(signal: GroupSignal): Promise<void> {
+    // Over a transport the local leader is the connection: it ends when the
+    // far processes do, or with SIGKILL.
+    const local = this.running &&
+      (this.#init.launch.kind !== "transport" || signal === "SIGKILL");
     await Promise.all([
-      this.running
+      local
         ? signalGroup(this.#pid, signal, this.#init.shell).catch(() => {})
         : Promise.resolve(),
-      runBash(this.#init.shell, MARK_SWEEP, [
-        this.#init.token,
-        signal.slice(3),
-      ]),
+      this.#sweep(signal.slice(3)),
     ]);
+  }
+
+  /**
+   * Sends `sig` (without "SIG") to every process with the mark: over a
+   * transport through the session's control channel when it is open.
+   */
+  async #sweep(sig: string): Promise<void> {
+    const { launch, remoteSweep, token } = this.#init;
+    if (launch.kind === "transport" && await remoteSweep?.(sig, token)) return;
+    await runQuiet(this.#sweepArgv(sig), { timeoutMs: REMOTE_SWEEP_MS });
   }
 
   /** At host exit: kill what carries the mark, remove the runner and log. */
   #sweepSync(): void {
-    runBashSync(this.#init.shell, MARK_SWEEP, [this.#init.token, "KILL"]);
+    runQuietSync(this.#sweepArgv("KILL"), { timeoutMs: REMOTE_SWEEP_MS });
     try {
       rmSync(this.#init.dir, { recursive: true, force: true });
     } catch {
@@ -867,50 +1077,4 @@ export class BackgroundProcess {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-async function runBash(
-  bash: string,
-  script: string,
-  args: string[],
-): Promise<void> {
-  try {
-    if (g.Deno) {
-      await new g.Deno.Command(bash, {
-        args: ["-c", script, "bashbox", ...args],
-        stdin: "null",
-        stdout: "null",
-        stderr: "null",
-      }).output();
-    } else {
-      await g.Bun.spawn([bash, "-c", script, "bashbox", ...args], {
-        stdin: "ignore",
-        stdout: "ignore",
-        stderr: "ignore",
-      }).exited;
-    }
-  } catch {
-    // no shell to run it with: nothing more can be done
-  }
-}
-
-function runBashSync(bash: string, script: string, args: string[]): void {
-  try {
-    if (g.Deno) {
-      new g.Deno.Command(bash, {
-        args: ["-c", script, "bashbox", ...args],
-        stdin: "null",
-        stdout: "null",
-        stderr: "null",
-      }).outputSync();
-    } else {
-      g.Bun.spawnSync([bash, "-c", script, "bashbox", ...args], {
-        stdin: "ignore",
-        stdout: "ignore",
-        stderr: "ignore",
-      });
-    }
-  } catch {
-    // nothing more can be done while the host exits
-  }
 }

@@ -626,7 +626,7 @@ export class BashSession {
    */
   async restart(): Promise<void> {
     this.#assertOpen();
-    await Promise.all([this.#killShell(), this.#stopProcesses()]);
+    await this.#killShellAndProcesses();
     const started = this.#queue.then(() => this.#ensureShell());
     this.#queue = started.catch(() => {});
     await started;
@@ -648,7 +648,7 @@ export class BashSession {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    await Promise.all([this.#killShell(), this.#stopProcesses()]);
+    await this.#killShellAndProcesses();
   }
 
   /** Same as {@linkcode close}, for `await using`. */
@@ -877,8 +877,10 @@ export class BashSession {
    * Starts `command` in the background from the session's state (its working
    * directory, exported variables and functions), as the leader of its own
    * process group, and returns its handle. It dies with {@linkcode restart},
-   * {@linkcode close} and the host. Local sessions only: a sandbox or a
-   * transport throws a `TypeError`.
+   * {@linkcode close} and the host. In a sandbox it runs in a fresh bwrap
+   * with the session's options (its own `/tmp` and network namespace); over
+   * a transport through a connection of its own. `tty: true` needs a local
+   * session (elsewhere: a `SpawnError`).
    *
    * @example
    * ```ts
@@ -896,19 +898,17 @@ export class BashSession {
     options: SpawnProcessOptions = {},
   ): Promise<BackgroundProcess> {
     this.#assertOpen();
-    if (this.#options.sandbox || this.#options.transport) {
-      throw new TypeError(
-        `Expected a local session for spawn(), got one with a ${
-          this.#options.sandbox ? "sandbox" : "transport"
-        }: run the command with "&" instead`,
-      );
-    }
+    const env = this.#options.env;
     this.#processTable ??= new ProcessTable({
       dump: async (script) => {
         const r = await this.run(script);
         return { text: r.output.text, cwd: r.cwd };
       },
-      shell: resolveProgram(this.#options.shell ?? "bash", this.#options.env),
+      shell: resolveProgram(this.#options.shell ?? "bash", env),
+      launch: launchOf(this.#options),
+      path: env?.PATH,
+      remoteSweep: async (signal, token) =>
+        await this.#shell?.control?.sweepMark(signal, token) ?? false,
       headBytes: this.#headBytes,
       tailBytes: this.#tailBytes,
     });
@@ -982,6 +982,20 @@ export class BashSession {
       durationMs: performance.now() - started,
       ...(status === null ? { background: proc } : {}),
     };
+  }
+
+  /**
+   * Kills the shell and stops the spawned processes. Over a transport the
+   * processes go first, while the control channel that reaches their marks
+   * is open (a round trip instead of a connection).
+   */
+  async #killShellAndProcesses(): Promise<void> {
+    if (this.#options.transport && this.processes().length > 0) {
+      await this.#stopProcesses();
+      await this.#killShell();
+    } else {
+      await Promise.all([this.#killShell(), this.#stopProcesses()]);
+    }
   }
 
   /** Stops and forgets every spawned process (restart, close); ids are not reused. */

@@ -9,21 +9,7 @@ import {
   runnableProcessTools,
 } from "../mod.ts";
 import type { BackgroundProcess } from "../processes.ts";
-import { runtime, test as harnessTest, type TestOptions } from "./_harness.ts";
-
-// Background processes are built for Deno and Bun; on Node the kill sweeps at
-// stop/close/host exit and the terminal resize do not work yet (issue 14).
-const NODE_SKIP = runtime === "node"
-  ? "background processes are not supported on Node yet (kill sweeps and terminals use Deno/Bun APIs)"
-  : false;
-
-function test(
-  name: string,
-  fn: () => Promise<void> | void,
-  options: TestOptions = {},
-): void {
-  harnessTest(name, fn, { ...options, skip: options.skip || NODE_SKIP });
-}
+import { runtime, test } from "./_harness.ts";
 import { marker } from "./_procs.ts";
 
 /** Pids of live processes whose command line holds `mark` (one grep: quick under load). */
@@ -68,8 +54,8 @@ const has = async (program: string): Promise<boolean> =>
 const [hasPython, hasVim, hasTop, hasScript, hasCurl] = await Promise.all(
   ["python3", "vim", "top", "script", "curl"].map(has),
 );
-const noTty = runtime === "deno" && !hasScript
-  ? "util-linux script is not installed (Deno needs it for a terminal)"
+const noTty = runtime !== "bun" && !hasScript && !hasPython
+  ? "neither util-linux script nor python3 is installed (Deno and Node need one for a terminal)"
   : false;
 
 /** Reads until `until` matches; fails with what came when it does not. */
@@ -302,9 +288,13 @@ if (globalThis.Deno) Deno.exit(0); else process.exit(0);`;
   }
 });
 
-test("BashSession.spawn() refuses sandbox and transport sessions with a TypeError", async () => {
-  await using s = new BashSession({ transport: { argv: ["bash"] } });
-  await rejects(s.spawn("true"), /Expected a local session/);
+test("BashSession.spawn() refuses a terminal outside a local session with a SpawnError", async () => {
+  await using s = new BashSession({ transport: { argv: ["env"] } });
+  await rejects(s.spawn("true", { tty: true }), (error: Error) => {
+    equal(error.name, "SpawnError");
+    match(error.message, /needs a local session, got one over a transport/);
+    return true;
+  });
 });
 
 test("BashSession.spawn() tty: python3 REPL computes 1+1", async () => {
@@ -381,6 +371,74 @@ test(
   },
   { skip: noTty || (hasTop ? false : "top is not installed") },
 );
+
+/** Sets (or, with undefined, removes) a variable of the host's environment. */
+function setHostEnv(name: string, value: string | undefined): void {
+  // deno-lint-ignore no-explicit-any
+  const g = globalThis as any;
+  if (g.Deno) {
+    if (value === undefined) g.Deno.env.delete(name);
+    else g.Deno.env.set(name, value);
+  } else if (value === undefined) delete g.process.env[name];
+  else g.process.env[name] = value;
+}
+
+test(
+  "BashSession.spawn() tty: the Python pty helper gives a terminal when forced (BASHBOX_PTY_HELPER=python)",
+  async () => {
+    const mark = marker();
+    setHostEnv("BASHBOX_PTY_HELPER", "python");
+    try {
+      await using s = new BashSession();
+      const p = await s.spawn(
+        `[ -t 0 ] && [ -t 1 ] && echo "tty $(stty size)"; read -r line; echo "got $line"; trap 'echo "size $(stty size)"' WINCH; echo ready; while :; do sleep ${mark} & wait $!; done`,
+        { tty: true, cols: 70, rows: 15 },
+      );
+      await expectOutput(p, "tty 15 70");
+      // The leader (by now the helper): python3 -I …/bashbox_pty.py.
+      // Read through bash: Deno does not let a test read /proc itself.
+      const cmdline = (await exec([
+        "bash",
+        "-c",
+        'tr "\\0" "\\n" < "/proc/$0/cmdline"',
+        String(p.pid),
+      ])).stdout.text.split("\n");
+      ok(cmdline.includes("-I"), cmdline.join(" "));
+      ok(cmdline.some((a) => a.endsWith("/bashbox_pty.py")), cmdline.join(" "));
+      await p.write("hello\r");
+      await expectOutput(p, /got hello\n[\s\S]*ready/);
+      await p.resize(90, 33);
+      await expectOutput(p, "size 33 90");
+      // One sleep per WINCH (the trap ends the wait, not the sleep).
+      ok((await started(mark)).length >= 1);
+      const status = await p.stop({ graceMs: 500 });
+      ok(status.signal !== null || status.exitCode !== 0);
+      equal((await gone(mark)).length, 0);
+    } finally {
+      setHostEnv("BASHBOX_PTY_HELPER", undefined);
+    }
+  },
+  { skip: hasPython ? false : "python3 is not installed" },
+);
+
+test("BashSession.spawn() tty: a SpawnError names script and python3 when PATH has neither", async () => {
+  // "any": look for a helper on Bun too (it has a built-in terminal).
+  setHostEnv("BASHBOX_PTY_HELPER", "any");
+  try {
+    await using s = new BashSession({
+      env: { PATH: "/nonexistent/bashbox-empty-path" },
+    });
+    await rejects(s.spawn("true", { tty: true }), (error: Error) => {
+      equal(error.name, "SpawnError");
+      match(error.message, /`script` or Python 3 \(`python3`/);
+      match(error.message, /neither was found on PATH/);
+      return true;
+    });
+    equal(s.processes().length, 0);
+  } finally {
+    setHostEnv("BASHBOX_PTY_HELPER", undefined);
+  }
+});
 
 test(
   "BackgroundProcess.resize() changes what the program sees as its size",
