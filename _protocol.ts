@@ -139,10 +139,14 @@ export function initScript(options: InitOptions): string {
   // when the eval itself fails (before bash looks at the flag), hands every
   // other failure to the user's own ERR trap, and is replaced by it again
   // afterwards. The normal path (no errexit) pays one [[ ]] for this.
+  // A function cannot remove the ERR trap (bash puts back, on return, the
+  // trap it had on entry unless the function set a new one), so where no
+  // user trap is to come back, the next call removes ours at the top level
+  // (__bbD). In posix mode \`trap -p ERR\` names an unset trap \`-\`.
   const errexit = [
-    "__bbe(){ __bbU=$1;[[ -z $1 && $- != *e* ]]||{ builtin trap __bbT ERR;__bbW=1; }; }",
+    `__bbe(){ case $1 in "trap -- - ERR"|"trap -- '__bbT' ERR")__bbU=;;*)__bbU=$1;;esac;[[ -z $__bbU && $- != *e* ]]||{ builtin trap __bbT ERR;__bbW=1; }; }`,
     `__bbT(){ if [[ $BASH_COMMAND == 'command eval "$__bbc"'* || -n $__bbI || $? == 130 ]];then [[ $- != *e* ]]||{ builtin set +e;__bbK=1; };elif [[ -n $__bbU ]];then builtin local __bbH="\${__bbU#trap -- }";__bbH=\${__bbH% ERR};builtin eval "__bbH=$__bbH";builtin eval "$__bbH";fi; }`,
-    `__bbw(){ __bbW=;if [[ $1 == "trap -- '__bbT' ERR" ]];then if [[ -n $__bbU ]];then builtin eval "$__bbU";else builtin trap - ERR;fi;fi; }`,
+    `__bbw(){ __bbW=;if [[ $1 == "trap -- '__bbT' ERR" ]];then if [[ -n $__bbU ]];then builtin eval "$__bbU";else __bbD=1;fi;fi; }`,
   ];
   // (Traps are read at the top level: a function does not see the ERR trap.)
   // bash parses the alias anew on every call, so the common case gets a
@@ -159,7 +163,7 @@ export function initScript(options: InitOptions): string {
   const run = (evaluate: string) =>
     `if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi`;
   const runTraps = (evaluate: string) =>
-    `__bbe "$(builtin trap -p ERR)";if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi`;
+    `[[ -z $__bbD ]]||{ builtin trap - ERR;__bbD=; };__bbe "$(builtin trap -p ERR)";if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi`;
   // Each runner's body, computed once for its function and its alias.
   const runners = FRAMING_ALIASES.map((name): [string, string] => {
     const evaluate = name.endsWith("x") ? evalQuiet : evalPlain;
@@ -201,7 +205,7 @@ export function initScript(options: InitOptions): string {
     "history -c",
     "unset MAILCHECK",
     'export LANG="${LANG:-C.UTF-8}"',
-    "BASH_ARGV0=bash __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI=",
+    "BASH_ARGV0=bash __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD=",
     ...errexit,
     take,
     frameMode,

@@ -175,6 +175,52 @@ for (
   });
 }
 
+test("BashSession.run() under set -e: after an exempt failure the next failing command still ends the shell at once", async () => {
+  // The framing's own ERR trap must be gone again after the exempt call: a
+  // later failure then ends the shell with its status (never a trap that
+  // calls itself until bash crashes, never a hang to the deadline).
+  await using s = new BashSession({ timeoutMs: 8_000 });
+  const fails = fatal.filter((_, i) => i % 2 === 0);
+  for (const [i, cmd] of exempt.entries()) {
+    const trap = i % 2 === 0 ? "" : "trap 'echo USER-ERR' ERR; ";
+    await s.run(`set -e; ${trap}KEEP=1`);
+    const kept = await s.run(cmd);
+    equal(kept.restarted, false, cmd);
+    const end = await s.run(`${fails[i % fails.length]}; echo not-reached`);
+    equal(end.signal, null, `${cmd} then ${fails[i % fails.length]}`);
+    equal(end.timedOut, false, cmd);
+    equal(end.restarted, true, cmd);
+    ok(end.exitCode !== 0 && end.exitCode !== null, cmd);
+    ok(!end.output.text.includes("not-reached"), cmd);
+    equal(
+      (end.output.text.match(/USER-ERR/g) ?? []).length,
+      trap ? 1 : 0,
+      `${cmd}: ${end.output.text}`,
+    );
+  }
+});
+
+test("BashSession.run() in posix mode: failures print nothing of the framing", async () => {
+  await using s = new BashSession();
+  for (
+    const setup of [
+      "set -o posix",
+      "set -o posix; set -e",
+      "set -o posix; trap 'echo E' ERR",
+    ]
+  ) {
+    await s.run(setup);
+    for (const cmd of ["false", "[ -f /nonexistent ] && echo y", "! true"]) {
+      const r = await s.run(cmd);
+      ok(
+        !r.output.text.includes("command not found"),
+        `${setup}; ${cmd}: ${r.output.text}`,
+      );
+    }
+    await s.restart();
+  }
+});
+
 test("BashSession.run() under set -e: a deadline interrupts without ending the shell", async () => {
   await using s = new BashSession({ killGraceMs: 2000 });
   await s.run("set -e; KEEP=1");
