@@ -225,20 +225,31 @@ function wellFormed(text: string): string {
   return typeof text.toWellFormed === "function" ? text.toWellFormed() : text;
 }
 
-/** Plays text on a small terminal model (rows of text, a cursor) and returns what it shows. */
+/**
+ * How far right the cursor may go past a line's text: a terminal stops at its
+ * last column; this model has no fixed width, so it allows a wide one. A
+ * cursor move of any size costs at most this much padding.
+ */
+const MAX_COLUMN = 1024;
+
+/**
+ * Plays text on a small terminal model (rows of text, a cursor) and returns
+ * what it shows. Each row is an array of UTF-16 units, so overwriting is
+ * linear in the input whatever the edits; the cursor stops at the last row
+ * (as a terminal's does at the bottom of its screen) and at
+ * {@linkcode MAX_COLUMN} past a row's text.
+ */
 function emulate(text: string): string {
-  const lines: string[] = [""];
+  const rows: string[][] = [[]];
   let row = 0;
   let col = 0;
   const put = (s: string) => {
-    const line = lines[row];
-    if (col === line.length) lines[row] = line + s;
-    else if (col > line.length) {
-      lines[row] = line + " ".repeat(col - line.length) + s;
-    } else {
-      lines[row] = line.slice(0, col) + s + line.slice(col + s.length);
-    }
-    col += s.length;
+    const line = rows[row];
+    while (line.length < col) line.push(" ");
+    for (let i = 0; i < s.length; i++) line[col++] = s[i];
+  };
+  const clampColumn = () => {
+    col = Math.min(col, Math.max(MAX_COLUMN, rows[row].length));
   };
   let at = 0;
   CONTROLS.lastIndex = 0;
@@ -249,24 +260,24 @@ function emulate(text: string): string {
     if (c === "\n") {
       row++;
       col = 0;
-      if (row === lines.length) lines.push("");
+      if (row === rows.length) rows.push([]);
     } else if (c === "\r") col = 0;
     else if (c === "\b") col = Math.max(0, col - 1);
     else if (m[2] !== undefined) {
-      const n = Math.max(1, Number.parseInt(m[1], 10) || 0);
-      const arg = Number.parseInt(m[1], 10) || 0;
+      const arg = Math.min(Number.parseInt(m[1], 10) || 0, 1e9);
+      const n = Math.max(1, arg);
+      const line = rows[row];
       switch (m[2]) {
         case "K": // erase in line
-          if (arg === 0) lines[row] = lines[row].slice(0, col);
+          if (arg === 0) line.length = Math.min(line.length, col);
           else if (arg === 1) {
-            lines[row] = " ".repeat(Math.min(col + 1, lines[row].length)) +
-              lines[row].slice(col + 1);
-          } else lines[row] = "";
+            line.fill(" ", 0, Math.min(col + 1, line.length));
+          } else line.length = 0;
           break;
         case "J": // erase in display: below the cursor only (a log keeps its past)
           if (arg === 0) {
-            lines[row] = lines[row].slice(0, col);
-            lines.length = row + 1;
+            line.length = Math.min(line.length, col);
+            rows.length = row + 1;
           }
           break;
         case "A": // cursor up
@@ -276,10 +287,9 @@ function emulate(text: string): string {
           row = Math.max(0, row - n);
           col = 0;
           break;
-        case "B": // cursor down
+        case "B": // cursor down, no further than the last row
         case "E":
-          row += n;
-          while (lines.length <= row) lines.push("");
+          row = Math.min(rows.length - 1, row + n);
           if (m[2] === "E") col = 0;
           break;
         case "C":
@@ -293,18 +303,20 @@ function emulate(text: string): string {
           break;
           // Colours (m) and every other CSI: nothing to show.
       }
+      clampColumn();
     } else if (c.length === 1) put(escapeControl(c));
     // Other escape sequences (OSC titles, links, charset switches): dropped.
   }
   if (at < text.length) put(text.slice(at));
-  return lines.join("\n");
+  return rows.map((line) => line.join("")).join("\n");
 }
 
 /**
  * True when text looks binary rather than a log with a stray byte: more than
  * 10 % of a sample (its first and last 4096 characters) are control bytes or
- * invalid UTF-8 that comes in runs. A NUL in a long log, or Latin-1 prose
- * (isolated invalid bytes between letters), is text.
+ * invalid UTF-8 that comes in runs. A NUL in a long log, NULs that end
+ * records of text (`find -print0`, `/proc/PID/cmdline`) and Latin-1 prose
+ * (isolated invalid bytes between letters) are text.
  *
  * @example
  * ```ts
@@ -314,6 +326,7 @@ function emulate(text: string): string {
  * assert.ok(looksBinary("ELF\u0000\u0001\u0000\u0000"));
  * assert.ok(!looksBinary("hello\n"));
  * assert.ok(!looksBinary("log line\n".repeat(100) + "\u0000"));
+ * assert.ok(!looksBinary("a.txt\u0000b.txt\u0000c.txt\u0000"));
  * ```
  */
 export function looksBinary(text: string): boolean {
@@ -323,13 +336,18 @@ export function looksBinary(text: string): boolean {
   if (sample.length === 0) return false;
   let odd = 0;
   let previousBad = false;
+  let run = 0;
   for (let i = 0; i < sample.length; i++) {
     const c = sample.charCodeAt(i);
     const control = (c < 32 && c !== 9 && c !== 10 && c !== 13 && c !== 27 &&
       c !== 8 && c !== 12) || c === 0x7f;
     const invalid = c === 0xfffd;
-    if (control || (invalid && previousBad)) odd++;
-    previousBad = control || invalid;
+    // A NUL that ends a run of text (two characters or more: UTF-16 text
+    // has one) separates records (`find -print0`, `/proc/PID/cmdline`): text.
+    const separator = c === 0 && run >= 2;
+    if (!separator && (control || (invalid && previousBad))) odd++;
+    previousBad = (control && !separator) || invalid;
+    run = control || invalid ? 0 : run + 1;
   }
   return odd / sample.length > 0.1;
 }

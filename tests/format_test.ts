@@ -347,6 +347,49 @@ test("looksBinary() judges by proportion: a NUL in a long log and Latin-1 prose 
   equal(looksBinary(utf16), true);
 });
 
+test("looksBinary() takes NUL-separated records of text for text, and formatResult() shows them escaped", () => {
+  const rand = rng(23);
+  const word = () =>
+    Array.from(
+      { length: 2 + Math.floor(rand() * 12) },
+      () => "abcdefghijklmnopqrstuvwxyz0123456789._-/"[Math.floor(rand() * 40)],
+    ).join("");
+  for (let n = 0; n < 40; n++) {
+    const records = Array.from({ length: 1 + Math.floor(rand() * 30) }, word);
+    // NUL-terminated (find -print0) or NUL-separated (/proc/PID/cmdline).
+    const text = n % 2 === 0
+      ? records.map((r) => r + "\0").join("")
+      : records.join("\0");
+    equal(looksBinary(text), false, JSON.stringify(text));
+    const shown = formatResult(ok0(text), { maxChars: 100_000 });
+    ok(shown.includes(records.join("\\x00")), shown);
+  }
+  // Runs of NULs and other controls are still binary.
+  equal(looksBinary("ELF\0\x01\0\0\x02\0\0\0"), true);
+  equal(looksBinary("ab\0\0\0\0\0\0\0\0cd\0\0\0\0\0\0"), true);
+});
+
+test("sanitize() bounds cursor moves of any size and stays linear under overwriting", () => {
+  for (
+    const n of [1, 80, 1023, 1024, 5000, 999_999_999, 2 ** 31 - 1, 2 ** 53]
+  ) {
+    // (Column 1 is the line's start: there, b overwrites a.)
+    for (const seq of n > 1 ? [`\x1b[${n}G`, `\x1b[${n}C`] : [`\x1b[${n}C`]) {
+      const shown = sanitize(`a${seq}b\n`);
+      ok(shown.length <= 1030, `${JSON.stringify(seq)}: ${shown.length}`);
+      ok(shown.startsWith("a") && shown.endsWith("b\n"), JSON.stringify(seq));
+    }
+    // Down and next-line stop at the last row, as at a screen's bottom.
+    const down = sanitize(`one\n\x1b[${n}Btwo\x1b[${n}Ethree\n`);
+    equal(down, "one\nthree\n", `down ${n}`);
+  }
+  // A moderate move still pads, as a terminal's column does.
+  equal(sanitize("ok\x1b[10Gdone\n"), "ok       done\n");
+  // Backspace edits on one long line: the result, whatever its length.
+  const long = "abcdefghi\b".repeat(40_000);
+  equal(sanitize(long + "\n"), "abcdefgh".repeat(40_000) + "i\n");
+});
+
 test("lastProgram() finds the program with the parser: quotes, redirections, groups, if, !, wrappers", () => {
   const programs = ["grep", "rg", "diff", "cmp", "egrep"];
   const args = [
