@@ -194,18 +194,19 @@ export function initScript(options: InitOptions): string {
     // An interrupt stops the rest of the command line, as Ctrl-C does at a
     // prompt: the INT handler makes a DEBUG trap (with extdebug) skip every
     // command but bashbox's own, and swaps in framing functions that undo
-    // it first. The normal path pays nothing for this.
+    // it first (and leave extdebug as the user had it). The normal path
+    // pays nothing for this.
     // (Inverted twice, so that under errexit the skip is not a failure.)
     "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTwzZ]* || ${FUNCNAME[1]} == __bb[pfsuigvTwzZ] ]]; }",
     "__bbs(){ builtin return $1; }",
-    `__bbu(){ __bbI=;builtin trap - DEBUG;builtin shopt -u extdebug;${take};${frameEnd}; }`,
-    '__bbi(){ __bbI=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbp(){ __bbu;__bbp "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "builtin break 1000 2>/dev/null;! __bbd" DEBUG; }',
+    `__bbu(){ __bbI=;builtin trap - DEBUG;[[ -n $__bbG ]]||builtin shopt -u extdebug;${take};${frameEnd}; }`,
+    '__bbi(){ __bbI=1;__bbG=;[[ $BASHOPTS != *extdebug* ]]||__bbG=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbp(){ __bbu;__bbp "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "builtin break 1000 2>/dev/null;! __bbd" DEBUG; }',
     "trap __bbi INT",
     "PS1= PS2= PS0= PROMPT_COMMAND= HISTFILE=",
     "history -c",
     "unset MAILCHECK",
     'export LANG="${LANG:-C.UTF-8}"',
-    "BASH_ARGV0=bash __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD=",
+    "BASH_ARGV0=bash __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD= __bbG=",
     ...errexit,
     take,
     frameMode,

@@ -221,6 +221,33 @@ test("BashSession.run() in posix mode: failures print nothing of the framing", a
   }
 });
 
+test("BashSession.run(): a deadline leaves every shell option as the user set it", async () => {
+  // Interrupting a command must not change what `shopt -p` and `set +o`
+  // report: the framing's own use of extdebug is undone only where it
+  // turned it on.
+  const settings = [
+    "shopt -s extdebug",
+    "shopt -s extdebug nullglob; set -o pipefail",
+    "shopt -s extglob lastpipe; set -o noclobber",
+    "shopt -u extdebug; set -o nounset",
+  ];
+  for (const setting of settings) {
+    await using s = new BashSession({ killGraceMs: 2000 });
+    await s.run(setting);
+    const before = (await s.run("shopt -p; set +o")).output.text;
+    for (const cmd of ["sleep 30", "while :; do :; done", "echo x; sleep 30"]) {
+      const r = await s.run(cmd, { timeoutMs: 300 });
+      ok(r.timedOut, cmd);
+      equal(r.restarted, false, cmd);
+      equal(
+        (await s.run("shopt -p; set +o")).output.text,
+        before,
+        `${setting}; ${cmd}`,
+      );
+    }
+  }
+});
+
 test("BashSession.run() under set -e: a deadline interrupts without ending the shell", async () => {
   await using s = new BashSession({ killGraceMs: 2000 });
   await s.run("set -e; KEEP=1");
