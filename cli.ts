@@ -23,9 +23,9 @@
  */
 
 import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { loadPolicy, UsageError } from "./_cli_policy.ts";
 import type { ScriptedTurn } from "./_fake_api.ts";
 import {
   type AgentEvent,
@@ -36,7 +36,7 @@ import {
 import { jsonlAudit } from "./audit.ts";
 import { EditorTool } from "./editor.ts";
 import { describeStatus } from "./format.ts";
-import { Policy, type PolicyOptions } from "./policy.ts";
+import { Policy } from "./policy.ts";
 import { redactor } from "./redact.ts";
 import {
   BashSession,
@@ -156,8 +156,6 @@ Options:
 Exit codes: 0 success; 1 the command or the run failed; 2 bad usage.
 `;
 }
-
-class UsageError extends Error {}
 
 const VALUE_OPTIONS = [
   "timeout",
@@ -464,37 +462,6 @@ interface CommonOptions {
   policy?: Policy;
   spillDir: string;
   env: Record<string, string | undefined>;
-}
-
-/** `readonly`, `allow-all`, or a JSON file of `{ allow, ask, deny, default }`. */
-function loadPolicy(spec: string): Policy {
-  if (spec === "readonly" || spec === "read-only") return Policy.readOnly();
-  if (spec === "allow-all") return Policy.allowAll();
-  let text: string;
-  try {
-    text = readFileSync(spec, "utf8");
-  } catch (error) {
-    throw new UsageError(
-      `Expected --policy to be readonly, allow-all or a JSON file, got "${spec}" (${
-        (error as Error).message
-      })`,
-    );
-  }
-  let options: PolicyOptions;
-  try {
-    options = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(
-      `The policy file ${spec} is not JSON: ${(error as Error).message}`,
-    );
-  }
-  try {
-    return new Policy(options);
-  } catch (error) {
-    throw new UsageError(
-      `The policy file ${spec} is not valid: ${(error as Error).message}`,
-    );
-  }
 }
 
 /**
