@@ -40,22 +40,7 @@ import {
 } from "./session.ts";
 
 // The session types this entry point's API names, for readers of `./anthropic` alone.
-export type {
-  BackgroundProcess,
-  BashSession,
-  BashSessionOptions,
-  ProcessOutput,
-  ProcessStatus,
-  ReadOptions,
-  RunOptions,
-  SessionResult,
-  SpawnProcessOptions,
-  StopOptions,
-  Transport,
-} from "./session.ts";
-export type { Sandbox } from "./sandbox.ts";
-export type { Capture } from "./_capture.ts";
-export type { Limits } from "./policy.ts";
+export type * from "./_session_types.ts";
 export type {
   EditorPolicy,
   EditorTool,

@@ -36,24 +36,11 @@ import {
   type SessionResult,
 } from "./session.ts";
 
+export type * from "./_session_types.ts";
 export type {
-  BackgroundProcess,
-  BashSession,
-  BashSessionOptions,
-  Capture,
   CommandPolicy,
-  Limits,
   PolicyDecision,
-  ProcessOutput,
-  ProcessStatus,
-  ReadOptions,
-  RunOptions,
-  Sandbox,
-  SessionResult,
-  SpawnProcessOptions,
-  StopOptions,
   ToolUseLike,
-  Transport,
 } from "./anthropic.ts";
 export type { AuditEnd, AuditRecord, AuditSink, AuditStart } from "./audit.ts";
 export type { ToolResultBlock } from "./format.ts";
