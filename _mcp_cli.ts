@@ -7,6 +7,7 @@
  */
 
 import { readFileSync, statSync } from "node:fs";
+import { policyOf, readPolicyFile, UsageError } from "./_cli_policy.ts";
 import type { CommandPolicy } from "./anthropic.ts";
 import { jsonlAudit } from "./audit.ts";
 import { BashMcp, type BashMcpOptions, type McpHttpOptions } from "./mcp.ts";
@@ -26,8 +27,6 @@ export interface McpCliIo {
   /** How the user invoked the program, for messages. */
   name?: string;
 }
-
-class UsageError extends Error {}
 
 /** The help text of `bashbox mcp`. */
 export function mcpHelp(name = "bashbox"): string {
@@ -283,35 +282,11 @@ function limitsFrom(specs: readonly string[], base: Limits): Limits {
 function policyFrom(spec: unknown): CommandPolicy | undefined {
   if (spec === undefined || spec === "allow-all") return undefined;
   if (spec === "readonly" || spec === "read-only") return Policy.readOnly();
-  let options: PolicyOptions;
-  if (typeof spec === "object" && spec !== null) {
-    options = spec as PolicyOptions;
-  } else {
-    let text: string;
-    try {
-      text = readFileSync(String(spec), "utf8");
-    } catch (error) {
-      throw new UsageError(
-        `Expected --policy to be readonly, allow-all or a JSON file, got "${spec}" (${
-          (error as Error).message
-        })`,
-      );
-    }
-    try {
-      options = JSON.parse(text);
-    } catch (error) {
-      throw new UsageError(
-        `The policy file ${spec} is not JSON: ${(error as Error).message}`,
-      );
-    }
-  }
-  try {
-    return new Policy(options);
-  } catch (error) {
-    throw new UsageError(
-      `The policy is not valid: ${(error as Error).message}`,
-    );
-  }
+  return policyOf(
+    typeof spec === "object" && spec !== null
+      ? spec as PolicyOptions
+      : readPolicyFile(String(spec)),
+  );
 }
 
 function directory(name: string, dir: unknown): string | undefined {

@@ -18,6 +18,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { localIds, runnableMembers } from "./_runnable.ts";
 import type { AuditRecord, AuditSink } from "./audit.ts";
 import type { EditorTool } from "./editor.ts";
 import {
@@ -39,22 +40,7 @@ import {
 } from "./session.ts";
 
 // The session types this entry point's API names, for readers of `./anthropic` alone.
-export type {
-  BackgroundProcess,
-  BashSession,
-  BashSessionOptions,
-  ProcessOutput,
-  ProcessStatus,
-  ReadOptions,
-  RunOptions,
-  SessionResult,
-  SpawnProcessOptions,
-  StopOptions,
-  Transport,
-} from "./session.ts";
-export type { Sandbox } from "./sandbox.ts";
-export type { Capture } from "./_capture.ts";
-export type { Limits } from "./policy.ts";
+export type * from "./_session_types.ts";
 export type {
   EditorPolicy,
   EditorTool,
@@ -1357,31 +1343,6 @@ export interface RunnableBash {
   ) => Promise<string>;
 }
 
-/** The SDK's public entry point, loaded only when a tool result must be thrown as its `ToolError`. */
-const SDK_SPECIFIER = "@anthropic-ai/sdk";
-
-type ToolErrorClass = new (content: string) => Error;
-let toolErrorClass: Promise<ToolErrorClass | null> | undefined;
-
-/**
- * The SDK's `ToolError` class, through its public entry point
- * (`Anthropic.Beta.Messages.ToolError`), or null when the SDK cannot be
- * loaded; loaded once, on the first error result.
- */
-function loadToolError(): Promise<ToolErrorClass | null> {
-  toolErrorClass ??= import(SDK_SPECIFIER).then(
-    (sdk: Record<string, unknown>) => {
-      const main = sdk.default as
-        | { Beta?: { Messages?: { ToolError?: unknown } } }
-        | undefined;
-      const found = main?.Beta?.Messages?.ToolError ?? sdk.ToolError;
-      return typeof found === "function" ? found as ToolErrorClass : null;
-    },
-    () => null,
-  );
-  return toolErrorClass;
-}
-
 /**
  * Wraps a {@linkcode BashTool} as a `BetaRunnableTool`, so the official SDK's
  * `client.beta.messages.toolRunner` drives it. Error results are thrown as the
@@ -1410,21 +1371,10 @@ export function runnableBashTool(tool: BashTool): RunnableBash {
   if (!(tool instanceof BashTool)) {
     throw new TypeError("Expected a BashTool");
   }
-  let calls = 0;
   return {
     type: "bash_20250124",
     name: "bash",
-    parse: (content: unknown) => content,
-    run: async (input, context) => {
-      const id = context?.toolUse?.id ?? `toolu_local_${++calls}`;
-      const block = await tool.handle({ id, name: "bash", input });
-      const content = typeof block.content === "string" ? block.content : "";
-      if (block.is_error) {
-        const ToolError = await loadToolError();
-        throw ToolError ? new ToolError(content) : new Error(content);
-      }
-      return content;
-    },
+    ...runnableMembers((call) => tool.handle(call), { name: "bash" }),
   };
 }
 
@@ -1752,20 +1702,13 @@ export function runnableProcessTools(tool: BashTool): RunnableClientTool[] {
   if (!(tool instanceof BashTool)) {
     throw new TypeError("Expected a BashTool");
   }
-  let calls = 0;
+  const nextId = localIds("toolu_local_p");
   return PROCESS_TOOLS.map((definition) => ({
     ...definition,
-    parse: (content: unknown) => content,
-    run: async (input: unknown, context?: { toolUse?: { id: string } }) => {
-      const id = context?.toolUse?.id ?? `toolu_local_p${++calls}`;
-      const block = await tool.handle({ id, name: definition.name, input });
-      const content = typeof block.content === "string" ? block.content : "";
-      if (block.is_error) {
-        const ToolError = await loadToolError();
-        throw ToolError ? new ToolError(content) : new Error(content);
-      }
-      return content;
-    },
+    ...runnableMembers((call) => tool.handle(call), {
+      name: definition.name,
+      nextId,
+    }),
   }));
 }
 

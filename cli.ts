@@ -23,9 +23,9 @@
  */
 
 import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { loadPolicy, UsageError } from "./_cli_policy.ts";
 import type { ScriptedTurn } from "./_fake_api.ts";
 import {
   type AgentEvent,
@@ -36,7 +36,7 @@ import {
 import { jsonlAudit } from "./audit.ts";
 import { EditorTool } from "./editor.ts";
 import { describeStatus } from "./format.ts";
-import { Policy, type PolicyOptions } from "./policy.ts";
+import { Policy } from "./policy.ts";
 import { redactor } from "./redact.ts";
 import {
   BashSession,
@@ -156,8 +156,6 @@ Options:
 Exit codes: 0 success; 1 the command or the run failed; 2 bad usage.
 `;
 }
-
-class UsageError extends Error {}
 
 const VALUE_OPTIONS = [
   "timeout",
@@ -464,37 +462,6 @@ interface CommonOptions {
   policy?: Policy;
   spillDir: string;
   env: Record<string, string | undefined>;
-}
-
-/** `readonly`, `allow-all`, or a JSON file of `{ allow, ask, deny, default }`. */
-function loadPolicy(spec: string): Policy {
-  if (spec === "readonly" || spec === "read-only") return Policy.readOnly();
-  if (spec === "allow-all") return Policy.allowAll();
-  let text: string;
-  try {
-    text = readFileSync(spec, "utf8");
-  } catch (error) {
-    throw new UsageError(
-      `Expected --policy to be readonly, allow-all or a JSON file, got "${spec}" (${
-        (error as Error).message
-      })`,
-    );
-  }
-  let options: PolicyOptions;
-  try {
-    options = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(
-      `The policy file ${spec} is not JSON: ${(error as Error).message}`,
-    );
-  }
-  try {
-    return new Policy(options);
-  } catch (error) {
-    throw new UsageError(
-      `The policy file ${spec} is not valid: ${(error as Error).message}`,
-    );
-  }
 }
 
 /**
@@ -1043,192 +1010,68 @@ export function demoTurns(dir: string): ScriptedTurn[] {
   const greet = `${dir}/greet.sh`;
   const testFile = `${dir}/test_greet.sh`;
   return [
-    {
-      content: [
-        {
-          type: "text",
-          text: "I'll write a small script with a heredoc and run it.",
-        },
-        {
-          type: "tool_use",
-          id: "toolu_demo_1",
-          name: "bash",
-          input: {
-            command: "cat > greet.sh <<'EOF'\n#!/usr/bin/env bash\n" +
-              'echo "Hello from $(basename "$PWD"), $1!"\nEOF\nchmod +x greet.sh && ./greet.sh world',
-          },
-        },
-      ],
-      stop_reason: "tool_use",
-    },
-    {
-      content: [
-        {
-          type: "text",
-          text:
-            'Now a test that wants "Hi" instead of "Hello", written with the editor tool, and run.',
-        },
-        {
-          type: "tool_use",
-          id: "toolu_demo_2",
-          name: editor,
-          input: {
-            command: "create",
-            path: testFile,
-            file_text: "#!/usr/bin/env bash\n" +
-              '# Passes when greet.sh greets by name with "Hi".\n' +
-              'out=$(./greet.sh tester)\ncase $out in\n  "Hi from "*", tester!") echo "PASS: $out" ;;\n' +
-              '  *) echo "FAIL: $out"; exit 1 ;;\nesac\n',
-          },
-        },
-        {
-          type: "tool_use",
-          id: "toolu_demo_3",
-          name: "bash",
-          input: { command: "bash test_greet.sh" },
-        },
-      ],
-      stop_reason: "tool_use",
-    },
-    {
-      content: [
-        {
-          type: "text",
-          text:
-            "The test fails, as expected. I'll fix greet.sh and run it again.",
-        },
-        {
-          type: "tool_use",
-          id: "toolu_demo_4",
-          name: editor,
-          input: {
-            command: "str_replace",
-            path: greet,
-            old_str: 'echo "Hello from',
-            new_str: 'echo "Hi from',
-          },
-        },
-        {
-          type: "tool_use",
-          id: "toolu_demo_5",
-          name: "bash",
-          input: { command: "bash test_greet.sh" },
-        },
-      ],
-      stop_reason: "tool_use",
-    },
-    {
-      content: [
-        {
-          type: "text",
-          text:
-            "It passes. Two more calls in one turn: list the files, and read a missing one.",
-        },
-        {
-          type: "tool_use",
-          id: "toolu_demo_6",
-          name: "bash",
-          input: { command: "ls -l | tail -n +2 | wc -l && ls" },
-        },
-        {
-          type: "tool_use",
-          id: "toolu_demo_7",
-          name: "bash",
-          input: { command: "cat missing.txt" },
-        },
-      ],
-      stop_reason: "tool_use",
-    },
-    {
-      content: [
-        {
-          type: "text",
-          text:
-            "That file does not exist, as expected. Now a command that runs too long.",
-        },
-        {
-          type: "tool_use",
-          id: "toolu_demo_8",
-          name: "bash",
-          input: { command: "export STATE=kept; sleep 30" },
-        },
-      ],
-      stop_reason: "tool_use",
-    },
-    {
-      content: [
-        {
-          type: "text",
-          text:
-            "The deadline stopped it and the shell kept its state. Now a restart.",
-        },
-        {
-          type: "tool_use",
-          id: "toolu_demo_9",
-          name: "bash",
-          input: { command: 'echo "STATE=$STATE"' },
-        },
-        {
-          type: "tool_use",
-          id: "toolu_demo_10",
-          name: "bash",
-          input: { restart: true },
-        },
-        {
-          type: "tool_use",
-          id: "toolu_demo_11",
-          name: "bash",
-          input: { command: 'echo "STATE=${STATE:-gone}"; ls' },
-        },
-      ],
-      stop_reason: "tool_use",
-    },
-    {
-      content: [
-        {
-          type: "text",
-          text:
-            "Now a dev server in the background: start it, wait until it serves.",
-        },
-        {
-          type: "tool_use",
-          id: "toolu_demo_12",
-          name: "process_start",
-          input: {
-            command:
-              "python3 -u -m http.server 0 --bind 127.0.0.1 2>&1 | tee server.log",
-            until: "Serving HTTP",
-            wait_ms: 10000,
-          },
-        },
-      ],
-      stop_reason: "tool_use",
-    },
-    {
-      content: [
-        {
-          type: "text",
-          text: "It serves. Probe it from the shell, then stop it.",
-        },
-        {
-          type: "tool_use",
-          id: "toolu_demo_13",
-          name: "bash",
-          input: {
-            command:
-              "port=$(grep -o 'port [0-9]*' server.log | head -1 | cut -d' ' -f2)\n" +
-              "curl -s http://127.0.0.1:$port/greet.sh | tail -n 1",
-          },
-        },
-        {
-          type: "tool_use",
-          id: "toolu_demo_14",
-          name: "process_stop",
-          input: { id: "p1" },
-        },
-      ],
-      stop_reason: "tool_use",
-    },
+    turn(
+      "I'll write a small script with a heredoc and run it.",
+      toolUse(1, "bash", {
+        command: "cat > greet.sh <<'EOF'\n#!/usr/bin/env bash\n" +
+          'echo "Hello from $(basename "$PWD"), $1!"\nEOF\nchmod +x greet.sh && ./greet.sh world',
+      }),
+    ),
+    turn(
+      'Now a test that wants "Hi" instead of "Hello", written with the editor tool, and run.',
+      toolUse(2, editor, {
+        command: "create",
+        path: testFile,
+        file_text: "#!/usr/bin/env bash\n" +
+          '# Passes when greet.sh greets by name with "Hi".\n' +
+          'out=$(./greet.sh tester)\ncase $out in\n  "Hi from "*", tester!") echo "PASS: $out" ;;\n' +
+          '  *) echo "FAIL: $out"; exit 1 ;;\nesac\n',
+      }),
+      toolUse(3, "bash", { command: "bash test_greet.sh" }),
+    ),
+    turn(
+      "The test fails, as expected. I'll fix greet.sh and run it again.",
+      toolUse(4, editor, {
+        command: "str_replace",
+        path: greet,
+        old_str: 'echo "Hello from',
+        new_str: 'echo "Hi from',
+      }),
+      toolUse(5, "bash", { command: "bash test_greet.sh" }),
+    ),
+    turn(
+      "It passes. Two more calls in one turn: list the files, and read a missing one.",
+      toolUse(6, "bash", { command: "ls -l | tail -n +2 | wc -l && ls" }),
+      toolUse(7, "bash", { command: "cat missing.txt" }),
+    ),
+    turn(
+      "That file does not exist, as expected. Now a command that runs too long.",
+      toolUse(8, "bash", { command: "export STATE=kept; sleep 30" }),
+    ),
+    turn(
+      "The deadline stopped it and the shell kept its state. Now a restart.",
+      toolUse(9, "bash", { command: 'echo "STATE=$STATE"' }),
+      toolUse(10, "bash", { restart: true }),
+      toolUse(11, "bash", { command: 'echo "STATE=${STATE:-gone}"; ls' }),
+    ),
+    turn(
+      "Now a dev server in the background: start it, wait until it serves.",
+      toolUse(12, "process_start", {
+        command:
+          "python3 -u -m http.server 0 --bind 127.0.0.1 2>&1 | tee server.log",
+        until: "Serving HTTP",
+        wait_ms: 10000,
+      }),
+    ),
+    turn(
+      "It serves. Probe it from the shell, then stop it.",
+      toolUse(13, "bash", {
+        command:
+          "port=$(grep -o 'port [0-9]*' server.log | head -1 | cut -d' ' -f2)\n" +
+          "curl -s http://127.0.0.1:$port/greet.sh | tail -n 1",
+      }),
+      toolUse(14, "process_stop", { id: "p1" }),
+    ),
     {
       content: [{
         type: "text",
@@ -1238,6 +1081,21 @@ export function demoTurns(dir: string): ScriptedTurn[] {
       stop_reason: "end_turn",
     },
   ];
+}
+
+type DemoBlock = ScriptedTurn["content"][number];
+
+/** The demo's `tool_use` block number `n`. */
+function toolUse(n: number, name: string, input: unknown): DemoBlock {
+  return { type: "tool_use", id: `toolu_demo_${n}`, name, input };
+}
+
+/** A demo turn: the assistant's `text`, then its tool calls. */
+function turn(text: string, ...calls: DemoBlock[]): ScriptedTurn {
+  return {
+    content: [{ type: "text", text }, ...calls],
+    stop_reason: "tool_use",
+  };
 }
 
 async function demo(

@@ -22,6 +22,7 @@
  * @module
  */
 
+import { runnableMembers } from "./_runnable.ts";
 import type { AuditSink } from "./audit.ts";
 import type {
   CommandPolicy,
@@ -35,24 +36,11 @@ import {
   type SessionResult,
 } from "./session.ts";
 
+export type * from "./_session_types.ts";
 export type {
-  BackgroundProcess,
-  BashSession,
-  BashSessionOptions,
-  Capture,
   CommandPolicy,
-  Limits,
   PolicyDecision,
-  ProcessOutput,
-  ProcessStatus,
-  ReadOptions,
-  RunOptions,
-  Sandbox,
-  SessionResult,
-  SpawnProcessOptions,
-  StopOptions,
   ToolUseLike,
-  Transport,
 } from "./anthropic.ts";
 export type { AuditEnd, AuditRecord, AuditSink, AuditStart } from "./audit.ts";
 export type { ToolResultBlock } from "./format.ts";
@@ -1867,22 +1855,12 @@ export function runnableEditorTool(tool: EditorTool): RunnableEditor {
   if (!(tool instanceof EditorTool)) {
     throw new TypeError("Expected an EditorTool");
   }
-  let calls = 0;
   return {
     ...tool.definition,
-    parse: (content: unknown) => content,
-    run: async (input, context) => {
-      const id = context?.toolUse?.id ?? `toolu_local_${++calls}`;
-      const block = await tool.handle({
-        id,
-        name: TEXT_EDITOR_TOOL.name,
-        input,
-      });
-      if (block.is_error) {
-        throw new Error(block.content.replace(/^Error: /, ""));
-      }
-      return block.content;
-    },
+    ...runnableMembers((call) => tool.handle(call), {
+      name: TEXT_EDITOR_TOOL.name,
+      error: (content) => new Error(content.replace(/^Error: /, "")),
+    }),
   };
 }
 

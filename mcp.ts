@@ -43,22 +43,7 @@ import { BashSession, type BashSessionOptions } from "./session.ts";
 
 export type { CommandPolicy, PolicyDecision } from "./anthropic.ts";
 export type { AuditEnd, AuditRecord, AuditSink, AuditStart } from "./audit.ts";
-export type {
-  BackgroundProcess,
-  BashSession,
-  BashSessionOptions,
-  Limits,
-  ProcessOutput,
-  ProcessStatus,
-  ReadOptions,
-  RunOptions,
-  Sandbox,
-  SessionResult,
-  SpawnProcessOptions,
-  StopOptions,
-  Transport,
-} from "./session.ts";
-export type { Capture } from "./_capture.ts";
+export type * from "./_session_types.ts";
 
 /** The version the server reports to clients. */
 const SERVER_VERSION = "0.1.0";

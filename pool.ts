@@ -19,22 +19,7 @@
 
 import { BashSession, type RunOptions, type SessionResult } from "./session.ts";
 
-export type { Capture } from "./_capture.ts";
-export type {
-  BackgroundProcess,
-  BashSession,
-  BashSessionOptions,
-  Limits,
-  ProcessOutput,
-  ProcessStatus,
-  ReadOptions,
-  RunOptions,
-  Sandbox,
-  SessionResult,
-  SpawnProcessOptions,
-  StopOptions,
-  Transport,
-} from "./session.ts";
+export type * from "./_session_types.ts";
 
 /** Options of a {@linkcode SessionPool}. */
 export interface SessionPoolOptions {

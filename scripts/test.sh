@@ -34,6 +34,33 @@ summary() {
   sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E '^skipped: ' | sort -u | sed 's/^/  /'
 }
 
+# Reads the counts from a runtime's log (the last of each), prints its summary
+# and sets status=1 when anything failed: no count, a failure, a cancelled test
+# (Node) or a non-zero exit without a counted failure.
+tally() {
+  local runtime=$1 rc=$2 log=$3 text pass fail cancel='' skip
+  text=$(sed 's/\x1b\[[0-9;]*m//g' "$log")
+  case $runtime in
+    deno) # one line: "ok | 3 passed | 0 failed | 1 ignored (2s)"
+      text=$(grep -E '^(ok|FAILED) \| [0-9]+ passed' <<<"$text" | tail -1)
+      pass='.*\| ([0-9]+) passed.*' fail='.*\| ([0-9]+) failed.*'
+      skip='.*\| ([0-9]+) ignored.*' ;;
+    bun) pass='^ *([0-9]+) pass$' fail='^ *([0-9]+) fail$' skip='^ *([0-9]+) skip$' ;;
+    node)
+      pass='^ℹ pass ([0-9]+)$' fail='^ℹ fail ([0-9]+)$' skip='^ℹ skipped ([0-9]+)$'
+      cancel='^ℹ cancelled ([0-9]+)$' ;;
+  esac
+  count() { [ -n "$1" ] && sed -nE "s/$1/\1/p" <<<"$text" | tail -1; }
+  local passed failed cancelled skipped
+  passed=$(count "$pass") failed=$(count "$fail")
+  cancelled=$(count "$cancel") skipped=$(count "$skip")
+  if [ -z "$passed" ]; then passed=0; failed=1; fi
+  failed=$((${failed:-0} + ${cancelled:-0}))
+  [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
+  summary "$runtime" "$passed" "$failed" "${skipped:-0}" "$log"
+  [ "$failed" -eq 0 ] || status=1
+}
+
 # The permissions the library documents, and no more: the shell, temp files,
 # the environment (the SDK reads it), loopback for the fake Messages API.
 : >"$logs/deno.log"
@@ -43,16 +70,7 @@ deno test --doc --allow-run=bash,/nonexistent/bashbox-no-such-shell \
 deno_pid=$!
 tail -n +1 -f --pid="$deno_pid" "$logs/deno.log" | quiet
 wait "$deno_pid"
-deno_rc=$?
-line=$(sed 's/\x1b\[[0-9;]*m//g' "$logs/deno.log" | grep -E '^(ok|FAILED) \| [0-9]+ passed' | tail -1)
-passed=$(sed -nE 's/.*\| ([0-9]+) passed.*/\1/p' <<<"$line")
-failed=$(sed -nE 's/.*\| ([0-9]+) failed.*/\1/p' <<<"$line")
-skipped=$(sed -nE 's/.*\| ([0-9]+) ignored.*/\1/p' <<<"$line")
-if [ -z "$line" ]; then passed=0; failed=1; fi
-failed=${failed:-0}
-[ "$deno_rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
-summary deno "${passed:-0}" "$failed" "${skipped:-0}" "$logs/deno.log"
-[ "$failed" -eq 0 ] || status=1
+tally deno $? "$logs/deno.log"
 
 # Test files given as arguments replace the whole tests/ directory.
 if [ $# -gt 0 ]; then bun_args=("$@"); else bun_args=(tests/); fi
@@ -61,16 +79,7 @@ bun test --timeout 60000 "${bun_args[@]}" >"$logs/bun.log" 2>&1 &
 bun_pid=$!
 tail -n +1 -f --pid="$bun_pid" "$logs/bun.log" | quiet
 wait "$bun_pid"
-bun_rc=$?
-clean=$(sed 's/\x1b\[[0-9;]*m//g' "$logs/bun.log")
-passed=$(grep -E '^ *[0-9]+ pass$' <<<"$clean" | tail -1 | tr -dc 0-9)
-failed=$(grep -E '^ *[0-9]+ fail$' <<<"$clean" | tail -1 | tr -dc 0-9)
-skipped=$(grep -E '^ *[0-9]+ skip$' <<<"$clean" | tail -1 | tr -dc 0-9)
-if [ -z "$passed" ]; then passed=0; failed=1; fi
-failed=${failed:-0}
-[ "$bun_rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
-summary bun "$passed" "$failed" "${skipped:-0}" "$logs/bun.log"
-[ "$failed" -eq 0 ] || status=1
+tally bun $? "$logs/bun.log"
 # Node runs the same files through node:test (Node 24 strips the types).
 node_tests=()
 if [ $# -gt 0 ]; then
@@ -83,16 +92,6 @@ node --test --test-reporter=spec "${node_tests[@]}" >"$logs/node.log" 2>&1 &
 node_pid=$!
 tail -n +1 -f --pid="$node_pid" "$logs/node.log" | quiet | grep -Ev --line-buffered '^(﹣|ℹ) '
 wait "$node_pid"
-node_rc=$?
-clean=$(sed 's/\x1b\[[0-9;]*m//g' "$logs/node.log")
-passed=$(grep -E '^ℹ pass [0-9]+$' <<<"$clean" | tail -1 | tr -dc 0-9)
-failed=$(grep -E '^ℹ fail [0-9]+$' <<<"$clean" | tail -1 | tr -dc 0-9)
-cancelled=$(grep -E '^ℹ cancelled [0-9]+$' <<<"$clean" | tail -1 | tr -dc 0-9)
-skipped=$(grep -E '^ℹ skipped [0-9]+$' <<<"$clean" | tail -1 | tr -dc 0-9)
-if [ -z "$passed" ]; then passed=0; failed=1; fi
-failed=$((${failed:-0} + ${cancelled:-0}))
-[ "$node_rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
-summary node "$passed" "$failed" "${skipped:-0}" "$logs/node.log"
-[ "$failed" -eq 0 ] || status=1
+tally node $? "$logs/node.log"
 echo "full output: $logs/deno.log, $logs/bun.log, $logs/node.log"
 exit $status

@@ -7,21 +7,28 @@
 
 import { exec } from "../mod.ts";
 
-const FIND = `for d in /proc/[0-9]*; do
-  c=$(tr '\\0' ' ' < "$d/cmdline" 2>/dev/null) || continue
-  case $c in *"$MARK"*) echo "\${d#/proc/}";; esac
-done`;
-
 /** A marker no other process has: use it as `sleep <marker>`. */
 export function marker(): string {
   const n = crypto.getRandomValues(new Uint32Array(1))[0];
   return `1000.${String(n).padStart(10, "0")}`;
 }
 
-/** Pids of live (non-zombie) processes whose command line contains `mark`. */
+/**
+ * Pids of live (non-zombie) processes whose command line contains `mark`: one
+ * grep over /proc, quick under load.
+ */
 export async function alive(mark: string): Promise<number[]> {
-  const r = await exec(["bash", "-c", FIND], { env: { MARK: mark } });
-  return r.stdout.text.split("\n").filter(Boolean).map(Number);
+  // The pattern does not match itself: "[.]" stands for the marker's ".".
+  const pattern = mark.replace(".", "[.]");
+  const r = await exec([
+    "bash",
+    "-c",
+    `grep -laE -- "$0" /proc/[0-9]*/cmdline 2>/dev/null; :`,
+    pattern,
+  ]);
+  return r.stdout.text.split("\n").filter(Boolean).map((f) =>
+    Number(f.split("/")[2])
+  );
 }
 
 /** Waits up to `ms` for every process with `mark` to be gone; returns the survivors. */

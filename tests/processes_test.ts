@@ -10,33 +10,7 @@ import {
 } from "../mod.ts";
 import type { BackgroundProcess } from "../processes.ts";
 import { runtime, test } from "./_harness.ts";
-import { marker } from "./_procs.ts";
-
-/** Pids of live processes whose command line holds `mark` (one grep: quick under load). */
-async function alive(mark: string): Promise<number[]> {
-  // The pattern does not match itself: "[.]" stands for the marker's ".".
-  const pattern = mark.replace(".", "[.]");
-  const r = await exec([
-    "bash",
-    "-c",
-    `grep -laE -- "$0" /proc/[0-9]*/cmdline 2>/dev/null; :`,
-    pattern,
-  ]);
-  return r.stdout.text.split("\n").filter(Boolean).map((f) =>
-    Number(f.split("/")[2])
-  );
-}
-
-/** Waits up to `ms` for every process with `mark` to be gone; returns the survivors. */
-async function gone(mark: string, ms = 3000): Promise<number[]> {
-  const until = performance.now() + ms;
-  let left = await alive(mark);
-  while (left.length > 0 && performance.now() < until) {
-    await new Promise((r) => setTimeout(r, 50));
-    left = await alive(mark);
-  }
-  return left;
-}
+import { alive, gone, marker } from "./_procs.ts";
 
 /** Waits up to `ms` until `count` processes with `mark` run; returns their pids. */
 async function started(mark: string, count = 1, ms = 5000): Promise<number[]> {
