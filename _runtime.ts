@@ -32,6 +32,23 @@ export interface SpawnOptions {
   readonly stdin?: boolean;
   /** Program used to signal the group when the runtime may not (Deno with scoped --allow-run). */
   readonly killer?: string;
+  /**
+   * With `stdin`, on Node: the FIFO (from {@linkcode openStdinFifo}) whose
+   * read end becomes stdin instead of a socket pair; the process owns both
+   * ends from here on, and closes them. Ignored elsewhere.
+   */
+  readonly fifo?: StdinFifo;
+}
+
+/** Both ends of a FIFO, as descriptors (Node), owned by one process at most. */
+export interface StdinFifo {
+  /**
+   * Hands both ends over (once): the read end (blocking) for the child's
+   * stdin, the write end for the host. Null when taken or released before.
+   */
+  take(): { readFd: number; writeFd: number } | null;
+  /** Closes both ends unless they were taken; idempotent. */
+  release(): void;
 }
 
 /** A running process that leads its own process group. */
@@ -175,6 +192,23 @@ function track(pgid: number, killer: string): void {
 function untrack(pgid: number): void {
   live.delete(pgid);
   if (live.size === 0 && exitSweeps.size === 0) setHooks(false);
+}
+
+/**
+ * On Node, a FIFO for a session's stdin: bash reads its script by path
+ * (`/dev/fd/0`), which a socket pair (Node's pipes) cannot be opened as, so
+ * without it a `cat` relays stdin through a pipe, a third process on every
+ * round trip. Undefined elsewhere (Deno's pipes are pipes; Bun keeps its
+ * relay) or when no FIFO can be made. Nothing of it stays on disk: the
+ * temporary directory is gone when this resolves, and the host's exit hook
+ * removes it should the host exit before.
+ */
+export async function openStdinFifo(): Promise<StdinFifo | undefined> {
+  if (!NodeRt) return undefined;
+  const fifo = await NodeRt.openFifo((dir) =>
+    addExitSweep(() => NodeRt.removeQuietly(dir))
+  );
+  return fifo ?? undefined;
 }
 
 /** Number of process groups the library currently keeps alive (for tests). */
