@@ -184,14 +184,47 @@ function setHooks(on: boolean): void {
   }
 }
 
+/** The pending removal of the hooks (Node and Bun), or undefined. */
+let unhookTimer: ReturnType<typeof setTimeout> | undefined;
+
 function track(pgid: number, killer: string): void {
   live.set(pgid, killer);
-  setHooks(true);
+  keepHooks();
 }
 
 function untrack(pgid: number): void {
   live.delete(pgid);
-  if (live.size === 0 && exitSweeps.size === 0) setHooks(false);
+  releaseHooks();
+}
+
+/** Installs the hooks, or keeps them: a removal that is pending is cancelled. */
+function keepHooks(): void {
+  if (unhookTimer !== undefined) {
+    clearTimeout(unhookTimer);
+    unhookTimer = undefined;
+  }
+  setHooks(true);
+}
+
+/**
+ * Removes the hooks once nothing is left to clean up. On Node and Bun one
+ * tick later (an unref'd timer, cancelled by the next spawn): adding and
+ * removing three signal listeners around every `exec()` starts and stops a
+ * signal watcher each time. On Deno at once, so no test leaks a timer.
+ */
+function releaseHooks(): void {
+  if (live.size > 0 || exitSweeps.size > 0 || !hooksInstalled) return;
+  if (DenoNs) {
+    setHooks(false);
+    return;
+  }
+  if (unhookTimer !== undefined) return;
+  unhookTimer = setTimeout(() => {
+    unhookTimer = undefined;
+    if (live.size === 0 && exitSweeps.size === 0) setHooks(false);
+  }, 0);
+  // deno-lint-ignore no-explicit-any
+  (unhookTimer as any).unref?.();
 }
 
 /**
@@ -646,12 +679,15 @@ export function pump(
   }
   let stopped = false;
   const done = (async () => {
-    let buffer = new ArrayBuffer(CHUNK_BYTES);
+    // Only a BYOB reader reads into a buffer of ours (Node's streams are
+    // not byte streams: there, none is allocated).
+    let buffer = byob ? new ArrayBuffer(CHUNK_BYTES) : undefined;
     try {
       while (!stopped) {
-        if (byob) {
-          const { value, done } = await (reader as ReadableStreamBYOBReader)
-            .read(new Uint8Array(buffer, 0, CHUNK_BYTES));
+        if (buffer !== undefined) {
+          const { value, done }: ReadableStreamReadResult<Uint8Array> =
+            await (reader as ReadableStreamBYOBReader)
+              .read(new Uint8Array(buffer, 0, CHUNK_BYTES));
           if (done || value === undefined) break;
           buffer = value.buffer as ArrayBuffer;
           onChunk(value);
@@ -770,10 +806,10 @@ function runExitSweeps(): void {
  */
 export function addExitSweep(sweep: () => void): () => void {
   exitSweeps.add(sweep);
-  setHooks(true);
+  keepHooks();
   return () => {
     exitSweeps.delete(sweep);
-    if (live.size === 0 && exitSweeps.size === 0) setHooks(false);
+    releaseHooks();
   };
 }
 
