@@ -26,8 +26,10 @@ export const TRACE_SAVE_FD = 16;
  * as a script from the host's pipe, so it prints no prompts, job numbers or
  * terminal errors. The script is opened as \`0\` from /dev/fd, so
  * \`$BASH_SOURCE\` names no path (the usual \`dirname "\${BASH_SOURCE[0]}"\` is
- * \`.\`). Where stdin is a socket (Bun, Node, some transports) a \`cat\` that
- * ignores SIGINT relays it through a pipe. The working directory is handed to
+ * \`.\`). A socket cannot be opened by path: where stdin is one (Bun, some
+ * transports) a \`cat\` that ignores SIGINT relays it through a pipe. Deno's
+ * stdin is a pipe and Node's a FIFO the host writes (see openStdinFifo), so
+ * no relay runs there. The working directory is handed to
  * the init script in BASHBOX_CWD, and its stderr on fd 3 (bash's start-up
  * complaints about job control go to /dev/null).
  */

@@ -32,6 +32,23 @@ export interface SpawnOptions {
   readonly stdin?: boolean;
   /** Program used to signal the group when the runtime may not (Deno with scoped --allow-run). */
   readonly killer?: string;
+  /**
+   * With `stdin`, on Node: the FIFO (from {@linkcode openStdinFifo}) whose
+   * read end becomes stdin instead of a socket pair; the process owns both
+   * ends from here on, and closes them. Ignored elsewhere.
+   */
+  readonly fifo?: StdinFifo;
+}
+
+/** Both ends of a FIFO, as descriptors (Node), owned by one process at most. */
+export interface StdinFifo {
+  /**
+   * Hands both ends over (once): the read end (blocking) for the child's
+   * stdin, the write end for the host. Null when taken or released before.
+   */
+  take(): { readFd: number; writeFd: number } | null;
+  /** Closes both ends unless they were taken; idempotent. */
+  release(): void;
 }
 
 /** A running process that leads its own process group. */
@@ -158,14 +175,64 @@ function setHooks(on: boolean): void {
   }
 }
 
+/** The pending removal of the hooks (Node and Bun), or undefined. */
+let unhookTimer: ReturnType<typeof setTimeout> | undefined;
+
 function track(pgid: number, killer: string): void {
   live.set(pgid, killer);
-  setHooks(true);
+  keepHooks();
 }
 
 function untrack(pgid: number): void {
   live.delete(pgid);
-  if (live.size === 0 && exitSweeps.size === 0) setHooks(false);
+  releaseHooks();
+}
+
+/** Installs the hooks, or keeps them: a removal that is pending is cancelled. */
+function keepHooks(): void {
+  if (unhookTimer !== undefined) {
+    clearTimeout(unhookTimer);
+    unhookTimer = undefined;
+  }
+  setHooks(true);
+}
+
+/**
+ * Removes the hooks once nothing is left to clean up. On Node and Bun one
+ * tick later (an unref'd timer, cancelled by the next spawn): adding and
+ * removing three signal listeners around every `exec()` starts and stops a
+ * signal watcher each time. On Deno at once, so no test leaks a timer.
+ */
+function releaseHooks(): void {
+  if (live.size > 0 || exitSweeps.size > 0 || !hooksInstalled) return;
+  if (DenoNs) {
+    setHooks(false);
+    return;
+  }
+  if (unhookTimer !== undefined) return;
+  unhookTimer = setTimeout(() => {
+    unhookTimer = undefined;
+    if (live.size === 0 && exitSweeps.size === 0) setHooks(false);
+  }, 0);
+  // deno-lint-ignore no-explicit-any
+  (unhookTimer as any).unref?.();
+}
+
+/**
+ * On Node, a FIFO for a session's stdin: bash reads its script by path
+ * (`/dev/fd/0`), which a socket pair (Node's pipes) cannot be opened as, so
+ * without it a `cat` relays stdin through a pipe, a third process on every
+ * round trip. Undefined elsewhere (Deno's pipes are pipes; Bun keeps its
+ * relay) or when no FIFO can be made. Nothing of it stays on disk: the
+ * temporary directory is gone when this resolves, and the host's exit hook
+ * removes it should the host exit before.
+ */
+export async function openStdinFifo(): Promise<StdinFifo | undefined> {
+  if (!NodeRt) return undefined;
+  const fifo = await NodeRt.openFifo((dir) =>
+    addExitSweep(() => NodeRt.removeQuietly(dir))
+  );
+  return fifo ?? undefined;
 }
 
 /** Number of process groups the library currently keeps alive (for tests). */
@@ -667,12 +734,15 @@ export function pump(
   }
   let stopped = false;
   const done = (async () => {
-    let buffer = new ArrayBuffer(CHUNK_BYTES);
+    // Only a BYOB reader reads into a buffer of ours (Node's streams are
+    // not byte streams: there, none is allocated).
+    let buffer = byob ? new ArrayBuffer(CHUNK_BYTES) : undefined;
     try {
       while (!stopped) {
-        if (byob) {
-          const { value, done } = await (reader as ReadableStreamBYOBReader)
-            .read(new Uint8Array(buffer, 0, CHUNK_BYTES));
+        if (buffer !== undefined) {
+          const { value, done }: ReadableStreamReadResult<Uint8Array> =
+            await (reader as ReadableStreamBYOBReader)
+              .read(new Uint8Array(buffer, 0, CHUNK_BYTES));
           if (done || value === undefined) break;
           buffer = value.buffer as ArrayBuffer;
           onChunk(value);
@@ -791,10 +861,10 @@ function runExitSweeps(): void {
  */
 export function addExitSweep(sweep: () => void): () => void {
   exitSweeps.add(sweep);
-  setHooks(true);
+  keepHooks();
   return () => {
     exitSweeps.delete(sweep);
-    if (live.size === 0 && exitSweeps.size === 0) setHooks(false);
+    releaseHooks();
   };
 }
 

@@ -11,14 +11,25 @@
  */
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  statSync,
+} from "node:fs";
+import { Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import process from "node:process";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import type {
   ExitStatus,
   GroupProcess,
   GroupSignal,
   SpawnOptions,
+  StdinFifo,
 } from "./_runtime.ts";
 
 /** Spawn options plus what the adapter needs from `_runtime.ts`. */
@@ -87,6 +98,81 @@ function spawnFailure(program: string): Error {
   return Object.assign(new Error(`spawn ${program} ${code}`), { code });
 }
 
+/** Closes descriptor `fd`; one already closed (or undefined) is fine. */
+export function closeQuietly(fd: number | undefined): void {
+  if (fd === undefined) return;
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+}
+
+/**
+ * Opens both ends of a new FIFO: `readFd` (blocking) for a child's stdin,
+ * `writeFd` for the host. The FIFO lives in a private temporary directory
+ * (mode 0700) only while `mkfifo` runs and its ends are opened: the
+ * directory is removed before this resolves, so nothing is left on disk
+ * (the open ends keep the FIFO itself). `guard(dir)` is called with the
+ * directory as soon as it exists and returns the function that stops
+ * guarding it (the host's exit hook removes it should the host exit in
+ * between). Null when no FIFO can be made (no `mkfifo`, no temporary
+ * directory): the caller falls back to a pipe.
+ */
+export async function openFifo(
+  guard: (dir: string) => () => void,
+): Promise<StdinFifo | null> {
+  let dir: string;
+  try {
+    dir = mkdtempSync(join(tmpdir(), "bashbox-stdin-"));
+  } catch {
+    return null;
+  }
+  const unguard = guard(dir);
+  const path = join(dir, "stdin");
+  let probe: number | undefined;
+  let writeFd: number | undefined;
+  try {
+    if (!await runOk("mkfifo", ["-m", "600", "--", path])) return null;
+    // A FIFO opens for reading without waiting only when non-blocking; once
+    // a reader exists, the writer's open and a blocking reader's return at
+    // once (the child's stdin must block: bash reads it as its script).
+    probe = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    writeFd = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+    const readFd = openSync(path, constants.O_RDONLY);
+    let ends: { readFd: number; writeFd: number } | null = { readFd, writeFd };
+    writeFd = undefined;
+    return {
+      take() {
+        const taken = ends;
+        ends = null;
+        return taken;
+      },
+      release() {
+        closeQuietly(ends?.readFd);
+        closeQuietly(ends?.writeFd);
+        ends = null;
+      },
+    };
+  } catch {
+    closeQuietly(writeFd);
+    return null;
+  } finally {
+    closeQuietly(probe);
+    removeQuietly(dir);
+    unguard();
+  }
+}
+
+/** Removes `path` and what it holds; never throws. */
+export function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { recursive: true, force: true });
+  } catch {
+    // nothing more can be done
+  }
+}
+
 /** Starts `argv` as the leader of a new session (setsid) with piped output. */
 export function spawnNode(
   argv: readonly string[],
@@ -97,27 +183,41 @@ export function spawnNode(
     : options.env
     ? { ...process.env, ...options.env }
     : undefined;
+  const fifo = options.stdin ? options.fifo?.take() ?? undefined : undefined;
   let child: ChildProcess;
   try {
     child = spawn(argv[0], argv.slice(1), {
       cwd: options.cwd,
       env,
-      stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+      stdio: [
+        fifo ? fifo.readFd : options.stdin ? "pipe" : "ignore",
+        "pipe",
+        "pipe",
+      ],
       detached: true,
     });
   } catch (error) {
+    closeQuietly(fifo?.readFd);
+    closeQuietly(fifo?.writeFd);
     throw options.describe(error);
   }
+  // The child has its own copy of the read end.
+  closeQuietly(fifo?.readFd);
   // A failed spawn reports asynchronously; without a pid it has failed.
   child.on("error", () => {});
   if (child.pid === undefined) {
     child.stdout?.destroy();
     child.stderr?.destroy();
     child.stdin?.destroy();
+    closeQuietly(fifo?.writeFd);
     throw options.describe(spawnFailure(argv[0]));
   }
   const pid = child.pid;
-  const stdin = child.stdin;
+  // The FIFO's write end as a stream: libuv writes it without blocking, as
+  // it does a child's stdin pipe.
+  const stdin: Writable | null = fifo
+    ? new Socket({ fd: fifo.writeFd, readable: false, writable: true })
+    : child.stdin;
   let stdinOpen = stdin !== null;
   stdin?.on("error", () => stdinOpen = false);
   const status = new Promise<ExitStatus>((resolve) => {
@@ -163,6 +263,19 @@ export function spawnNode(
     killGroup: (signal) => options.killGroup(pid, signal),
     killSession: (signal) => options.killSession(pid, signal),
   };
+}
+
+/** Runs `program` with `args` and no I/O; true when it exited with 0. */
+function runOk(program: string, args: string[]): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    try {
+      const child = spawn(program, args, { stdio: "ignore" });
+      child.once("error", () => resolve(false));
+      child.once("exit", (code) => resolve(code === 0));
+    } catch {
+      resolve(false);
+    }
+  });
 }
 
 /**

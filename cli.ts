@@ -561,17 +561,22 @@ async function runOnce(
   options: CommonOptions & { json: boolean },
   io: CliIo,
 ): Promise<number> {
-  await using tool = makeTool(options);
-  const block = await tool.handle({
-    id: "toolu_cli",
-    name: "bash",
-    input: { command },
-  });
-  io.out(
-    options.json ? JSON.stringify(block, null, 2) + "\n" : `${block.content}`,
-  );
-  if (!options.json && !String(block.content).endsWith("\n")) io.out("\n");
-  return block.is_error ? 1 : 0;
+  // try/finally rather than `await using`: transpiled for Node 20 it must parse.
+  const tool = makeTool(options);
+  try {
+    const block = await tool.handle({
+      id: "toolu_cli",
+      name: "bash",
+      input: { command },
+    });
+    io.out(
+      options.json ? JSON.stringify(block, null, 2) + "\n" : `${block.content}`,
+    );
+    if (!options.json && !String(block.content).endsWith("\n")) io.out("\n");
+    return block.is_error ? 1 : 0;
+  } finally {
+    await tool.close();
+  }
 }
 
 /**
@@ -614,12 +619,35 @@ async function repl(options: CommonOptions, io: CliIo): Promise<number> {
   if (!io.lines && !io.terminal) {
     throw new Error("repl needs standard input");
   }
-  await using session = new ReplSession({
+  // try/finally rather than `await using`: transpiled for Node 20 it must
+  // parse. The tool goes first, then the session, as `await using` would.
+  const session = new ReplSession({
     cwd: options.cwd,
     timeoutMs: options.timeoutMs,
   });
-  const keys = io.terminal ? new Keys(io.terminal) : undefined;
-  await using tool = makeTool(options, askOn(io, keys), session);
+  try {
+    const keys = io.terminal ? new Keys(io.terminal) : undefined;
+    const tool = makeTool(options, askOn(io, keys), session);
+    try {
+      return await replLoop(io, { options, session, tool, keys });
+    } finally {
+      await tool.close();
+    }
+  } finally {
+    await session.close();
+  }
+}
+
+/** The REPL's loop, over a session and the tool that runs its commands. */
+async function replLoop(
+  io: CliIo,
+  { options, session, tool, keys }: {
+    options: CommonOptions;
+    session: ReplSession;
+    tool: BashTool;
+    keys: Keys | undefined;
+  },
+): Promise<number> {
   let id = 0;
   const handle = (command: string) =>
     tool.handle({ id: `toolu_repl_${++id}`, name: "bash", input: { command } });

@@ -29,11 +29,13 @@ import {
   type ExitStatus,
   type GroupProcess,
   type GroupSignal,
+  openStdinFifo,
   type Pump,
   pump,
   resolveProgram,
   SpawnError,
   spawnGroup,
+  type StdinFifo,
 } from "./_runtime.ts";
 import {
   bootstrapLine,
@@ -221,6 +223,8 @@ class Shell {
       sandbox?: Sandbox;
       limits?: Limits;
       transport?: Transport;
+      /** Node: stdin is this FIFO (see openStdinFifo). */
+      fifo?: StdinFifo;
     },
   ) {
     this.separate = options.separate;
@@ -257,6 +261,7 @@ class Shell {
           ? undefined
           : { ...NONINTERACTIVE_ENV, ...options.env },
         stdin: true,
+        fifo: options.fifo,
         killer: options.shell,
       },
     );
@@ -681,9 +686,11 @@ export class BashSession {
 
   async #startShell(): Promise<Shell> {
     const o = this.#options;
+    const fifo = await openStdinFifo();
     let shell: Shell;
     try {
       shell = new Shell({
+        fifo,
         cwd: o.cwd,
         env: o.env,
         login: o.login ?? false,
@@ -694,6 +701,7 @@ export class BashSession {
         transport: o.transport,
       });
     } catch (error) {
+      fifo?.release();
       const bwrap = o.sandbox?.bwrap ?? "bwrap";
       if (
         o.sandbox && error instanceof SpawnError &&

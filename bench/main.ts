@@ -141,16 +141,33 @@ class NaiveSession {
 // ---------------------------------------------------------------------------
 // 1. Round trip.
 
-async function timeCalls(
+/**
+ * Times `n` calls of each implementation, interleaved: after a warm-up of
+ * each, rounds of a few calls per implementation, in an order that rotates
+ * every round, so a noisy neighbour or a drifting clock favours none of them.
+ */
+async function timeInterleaved(
   n: number,
-  call: () => Promise<unknown>,
-): Promise<number[]> {
-  for (let i = 0; i < Math.min(200, n / 5); i++) await call();
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = now();
-    await call();
-    times.push((now() - t) * 1000);
+  calls: Record<string, () => Promise<unknown>>,
+): Promise<Record<string, number[]>> {
+  const names = Object.keys(calls);
+  const times: Record<string, number[]> = {};
+  for (const name of names) {
+    times[name] = [];
+    for (let i = 0; i < Math.min(200, n / 5); i++) await calls[name]();
+  }
+  const batch = Math.max(1, Math.min(50, Math.floor(n / 10)));
+  for (let round = 0; times[names[0]].length < n; round++) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(round + k) % names.length];
+      const call = calls[name];
+      const out = times[name];
+      for (let i = 0; i < batch && out.length < n; i++) {
+        const t = now();
+        await call();
+        out.push((now() - t) * 1000);
+      }
+    }
   }
   return times;
 }
@@ -160,16 +177,21 @@ const latencies: Record<string, number[]> = {};
 async function roundTrip(): Promise<void> {
   const n = QUICK ? 200 : 2000;
   const floor = new Floor();
-  latencies.floor = await timeCalls(n, () => floor.roundTrip());
-  await floor.close();
   const naive = new NaiveSession();
-  latencies.naive = await timeCalls(n, () => naive.run("true"));
-  await naive.close();
   const sdk = new SdkBashSession("/tmp");
-  latencies.sdk = await timeCalls(n, () => sdk.exec("true"));
-  sdk.close();
   const session = new BashSession();
-  latencies.bashbox = await timeCalls(n, () => session.run("true"));
+  Object.assign(
+    latencies,
+    await timeInterleaved(n, {
+      floor: () => floor.roundTrip(),
+      naive: () => naive.run("true"),
+      sdk: () => sdk.exec("true"),
+      bashbox: () => session.run("true"),
+    }),
+  );
+  await floor.close();
+  await naive.close();
+  sdk.close();
   await session.close();
   const floorP50 = pct(latencies.floor, 50);
   const sdkP50 = pct(latencies.sdk, 50);
@@ -453,42 +475,44 @@ async function drainRaw(stream: ReadableStream<Uint8Array>): Promise<void> {
 
 async function execOverhead(): Promise<void> {
   const n = QUICK ? 50 : 300;
-  const raw = await timeCalls(n, async () => {
-    const p = spawnGroup(["true"]);
-    const a = pump(p.stdout, () => {});
-    const b = pump(p.stderr, () => {});
-    await p.status;
-    await Promise.all([a.done, b.done]);
+  const { raw, direct, plain, ours } = await timeInterleaved(n, {
+    raw: async () => {
+      const p = spawnGroup(["true"]);
+      const a = pump(p.stdout, () => {});
+      const b = pump(p.stderr, () => {});
+      await p.status;
+      await Promise.all([a.done, b.done]);
+    },
+    // The raw spawn with the same semantics (a new session and process
+    // group). Deno's Command.output() ignores `detached`, so spawn() it is.
+    direct: async () => {
+      if (g.Deno) {
+        const c = new g.Deno.Command("true", {
+          stdout: "piped",
+          stderr: "piped",
+          detached: true,
+        }).spawn();
+        await Promise.all([drainRaw(c.stdout), drainRaw(c.stderr)]);
+        await c.status;
+      } else if (g.Bun) {
+        await g.Bun.spawn(["true"], {
+          stdout: "pipe",
+          stderr: "pipe",
+          detached: true,
+        }).exited;
+      } else await nodeTrue(true);
+    },
+    // ...and without it, to show what setsid itself costs on this runtime.
+    plain: async () => {
+      if (g.Deno) {
+        await new g.Deno.Command("true", { stdout: "piped", stderr: "piped" })
+          .output();
+      } else if (g.Bun) {
+        await g.Bun.spawn(["true"], { stdout: "pipe", stderr: "pipe" }).exited;
+      } else await nodeTrue(false);
+    },
+    ours: () => exec(["true"]),
   });
-  // The raw spawn with the same semantics (a new session and process group).
-  // Deno's Command.output() ignores `detached`, so spawn() it is.
-  const direct = await timeCalls(n, async () => {
-    if (g.Deno) {
-      const c = new g.Deno.Command("true", {
-        stdout: "piped",
-        stderr: "piped",
-        detached: true,
-      }).spawn();
-      await Promise.all([drainRaw(c.stdout), drainRaw(c.stderr)]);
-      await c.status;
-    } else if (g.Bun) {
-      await g.Bun.spawn(["true"], {
-        stdout: "pipe",
-        stderr: "pipe",
-        detached: true,
-      }).exited;
-    } else await nodeTrue(true);
-  });
-  // ...and without it, to show what setsid itself costs on this runtime.
-  const plain = await timeCalls(n, async () => {
-    if (g.Deno) {
-      await new g.Deno.Command("true", { stdout: "piped", stderr: "piped" })
-        .output();
-    } else if (g.Bun) {
-      await g.Bun.spawn(["true"], { stdout: "pipe", stderr: "pipe" }).exited;
-    } else await nodeTrue(false);
-  });
-  const ours = await timeCalls(n, () => exec(["true"]));
   const ratio = pct(ours, 50) / pct(direct, 50);
   const name = runtime === "deno"
     ? "Deno.Command"

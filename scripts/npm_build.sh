@@ -13,13 +13,25 @@ mkdir -p "$out"
 # JavaScript for every module (no type check: `deno check` does that).
 deno bundle --quiet --no-check --packages=external --inline-imports=false \
   --outdir "$out" "${files[@]}"
-# Declarations, best effort (deno's emitter type-checks against its own libs).
-deno bundle --quiet --no-check --packages=external --inline-imports=false \
-  --declaration --outdir "$out/.types" mod.ts >/dev/null 2>&1 &&
-  cp "$out"/.types/*.d.ts "$out"/ 2>/dev/null || true
-rm -rf "$out/.types"
-# Relative `.ts` specifiers (static and dynamic imports) become `.js`.
-find "$out" -name '*.js' -print0 | xargs -0 sed -i -E \
+# Declarations: one .d.ts per module, as JSR emits them, from TypeScript's
+# compiler (the pinned one in .tools, a devDependency). Without it, deno's
+# best effort: a bundled mod.d.ts only, whose imports of internal modules
+# stay unresolved.
+if command -v tsc >/dev/null 2>&1; then
+  tsc --declaration --emitDeclarationOnly --noCheck --skipLibCheck \
+    --allowImportingTsExtensions --target es2022 --module nodenext \
+    --moduleResolution nodenext --types node --typeRoots node_modules/@types \
+    --outDir "$out" "${files[@]}"
+else
+  echo "npm_build.sh: no tsc (TypeScript) on PATH: only a bundled mod.d.ts" >&2
+  deno bundle --quiet --no-check --packages=external --inline-imports=false \
+    --declaration --outdir "$out/.types" mod.ts >/dev/null 2>&1 &&
+    cp "$out"/.types/*.d.ts "$out"/ 2>/dev/null || true
+  rm -rf "$out/.types"
+fi
+# Relative `.ts` specifiers (static and dynamic imports, and `import("…")`
+# types) become `.js`.
+find "$out" \( -name '*.js' -o -name '*.d.ts' \) -print0 | xargs -0 sed -i -E \
   "s#((from|import)[ (]*[\"']\\.{1,2}/[^\"']*)\\.ts([\"'])#\\1.js\\3#g"
 deno eval --no-config '
 const c = JSON.parse(Deno.readTextFileSync("deno.json"));

@@ -60,7 +60,28 @@ try {
   await api.close();
   await tool.close();
 }
+// Every entry point parses on this Node (no \`await using\` on Node 20).
+await import("@bashbox/core/cli");
 console.log("consumer ok " + process.version);
+`;
+
+/** A TypeScript consumer, type-checked against the package's .d.ts files. */
+const TYPED_APP = `
+import { BashSession, BashTool, exec, type ExecResult } from "@bashbox/core";
+import { SessionPool } from "@bashbox/core/pool";
+import { Policy } from "@bashbox/core/policy";
+
+const once: ExecResult = await exec("true");
+const session = new BashSession();
+const text: string = (await session.run("pwd")).output.text;
+await session.close();
+const tool = new BashTool({ session });
+await tool.close();
+await new SessionPool().close();
+new Policy();
+// @ts-expect-error: the exit code is a number or null, never a string
+const wrong: string = once.exitCode;
+console.log(text, wrong);
 `;
 
 /** Builds the package and a scratch project once, in `dir`. */
@@ -95,6 +116,7 @@ async function build(dir: string): Promise<void> {
   ]);
   equal(link.exitCode, 0, link.stderr.text);
   writeFileSync(join(dir, "app.js"), APP);
+  writeFileSync(join(dir, "typed.ts"), TYPED_APP);
 }
 
 const nodes: Array<[string, string]> = [
@@ -106,6 +128,14 @@ const have = await Promise.all(
     (await exec(["bash", "-c", 'test -x "$1"', "x", bin])).exitCode === 0
   ),
 );
+/** TypeScript's compiler: the pinned one in .tools, else one on PATH. */
+const tsc = (await exec([
+  "bash",
+  "-c",
+  'PATH="$1/.tools/node_modules/.bin:$PATH" command -v tsc',
+  "x",
+  root,
+])).stdout.text.trim();
 let dir: string | undefined;
 
 nodes.forEach(([name, bin], i) => {
@@ -136,3 +166,52 @@ nodes.forEach(([name, bin], i) => {
     },
   );
 });
+
+test(
+  "@bashbox/core transpiled for npm: a .d.ts per module that a strict TypeScript consumer type-checks against",
+  async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "bashbox-consumer-types-"));
+    try {
+      await build(scratch);
+      const types = await exec(
+        [
+          "bash",
+          "-c",
+          'cd "$1" && ls *.d.ts policy/*.d.ts | wc -l',
+          "x",
+          join(scratch, "node_modules", "@bashbox", "core"),
+        ],
+      );
+      equal(Number(types.stdout.text.trim()) > 20, true, types.stdout.text);
+      const link = await exec([
+        "bash",
+        "-c",
+        'ln -s "$1/node_modules/@types" "$2/node_modules/@types"',
+        "x",
+        root,
+        scratch,
+      ]);
+      equal(link.exitCode, 0, link.stderr.text);
+      const r = await exec(
+        [
+          "bash",
+          "-c",
+          '"$1" --noEmit --strict --target es2022 --module nodenext --moduleResolution nodenext --types node typed.ts',
+          "x",
+          tsc,
+        ],
+        { cwd: scratch, timeoutMs: 120_000 },
+      );
+      equal(r.exitCode, 0, r.stdout.text + r.stderr.text);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  },
+  {
+    skip: runtime !== "deno"
+      ? `built and checked once, by the Deno run (${runtime} would repeat it)`
+      : tsc === "" &&
+        "no TypeScript compiler (tsc): ./denow installs the pinned one into .tools",
+    timeoutMs: 240_000,
+  },
+);
