@@ -27,14 +27,16 @@ export const TRACE_SAVE_FD = 16;
  * terminal errors. The script is opened as \`0\` from /dev/fd, so
  * \`$BASH_SOURCE\` names no path (the usual \`dirname "\${BASH_SOURCE[0]}"\` is
  * \`.\`). A socket cannot be opened by path: where stdin is one (Bun, some
- * transports) a \`cat\` that ignores SIGINT relays it through a pipe. Deno's
+ * transports) a \`cat\` relays it through a pipe. It ignores the signals a
+ * command may send its whole group (\`kill 0\`, \`trap 'kill 0' EXIT\`) as an
+ * interactive bash does, so the shell never loses its input. Deno's
  * stdin is a pipe and Node's a FIFO the host writes (see openStdinFifo), so
  * no relay runs there. The working directory is handed to
  * the init script in BASHBOX_CWD, and its stderr on fd 3 (bash's start-up
  * complaints about job control go to /dev/null).
  */
 const PROMPT_LAUNCHER =
-  'BASHBOX_CWD=$PWD;export BASHBOX_CWD;cd /dev/fd||exit 96;exec 3>&2 2>/dev/null;b=$1;shift;if [ -p 0 ];then exec -a bash "$b" "$@" --noediting -i 0;fi;exec -a bash "$b" "$@" --noediting -i 0 0< <(trap "" INT;PATH=/usr/bin:/bin exec cat)';
+  'BASHBOX_CWD=$PWD;export BASHBOX_CWD;cd /dev/fd||exit 96;exec 3>&2 2>/dev/null;b=$1;shift;if [ -p 0 ];then exec -a bash "$b" "$@" --noediting -i 0;fi;exec -a bash "$b" "$@" --noediting -i 0 0< <(trap "" INT TERM HUP QUIT USR1 USR2 ALRM;PATH=/usr/bin:/bin exec cat)';
 
 /** E: fast, X: careful (ERR traps, errexit); a trailing x: xtrace is on. */
 const FRAMING_ALIASES = ["__bbE", "__bbX", "__bbEx", "__bbXx"] as const;

@@ -299,3 +299,29 @@ test("BashSession.run() timeout stops a loop of programs; the shell is kept or, 
     equal(next, r.restarted ? "lost\n" : "kept\n", command);
   }
 });
+
+test("BashSession.run() survives a command that signals its whole group, as a prompt's shell does", async () => {
+  // An interactive bash ignores SIGTERM and SIGQUIT and handles SIGINT: so
+  // must everything that feeds it, or the next command is never read.
+  const senders = [
+    "kill 0",
+    "kill -TERM -- -$$",
+    "kill -QUIT 0",
+    "kill -INT 0",
+    "pkill -P $$; true",
+    "( trap 'kill 0' EXIT; sleep 0.1 & wait )",
+    "bash -c 'kill -TERM 0'",
+  ];
+  await using s = new BashSession({ timeoutMs: 10_000 });
+  const dir = (await s.run("mktemp -d")).output.text.trim();
+  await s.run(`cd ${dir}; KEEP=1`);
+  for (const [i, sender] of senders.entries()) {
+    const sent = await s.run(sender);
+    equal(sent.restarted, false, sender);
+    const next = await s.run(`echo ran-${i} > mark-${i}; echo "$KEEP"`);
+    equal(next.restarted, false, `${sender}: the next command`);
+    equal(next.output.text, "1\n", sender);
+    equal((await s.run(`cat mark-${i}`)).output.text, `ran-${i}\n`, sender);
+  }
+  await s.run(`rm -r ${dir}`);
+});
