@@ -201,16 +201,20 @@ export function initScript(options: InitOptions): string {
     // it first (and leave extdebug as the user had it). The normal path
     // pays nothing for this.
     // (Inverted twice, so that under errexit the skip is not a failure.)
-    "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTwzZ]* || ${FUNCNAME[1]} == __bb[pfsuigvTwzZ] ]]; }",
+    "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTwzZnj]* || ${FUNCNAME[1]} == __bb[pfsuigvTwzZnj] ]]; }",
     "__bbs(){ builtin return $1; }",
     `__bbu(){ __bbI=;builtin trap - DEBUG;[[ -n $__bbG ]]||builtin shopt -u extdebug;${take};${frameEnd}; }`,
-    '__bbi(){ __bbI=1;__bbG=;[[ $BASHOPTS != *extdebug* ]]||__bbG=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbp(){ __bbu;__bbp "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "builtin break 1000 2>/dev/null;! __bbd" DEBUG; }',
+    '__bbi(){ __bbI=1;[[ -z $__bbJ ]]||__bbj;__bbG=;[[ $BASHOPTS != *extdebug* ]]||__bbG=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbp(){ __bbu;__bbp "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "builtin break 1000 2>/dev/null;! __bbd" DEBUG; }',
+    // A user's INT trap (kept by __bbn, below) runs first, as at a prompt;
+    // the framing's handler stays, so a deadline still stops the command.
+    `__bbn(){ builtin local __bbt;__bbt=$(builtin trap -p INT);[[ $__bbt == "trap -- '__bbi' SIGINT" ]]||{ __bbJ=$__bbt;builtin trap __bbi INT; }; }`,
+    `__bbj(){ builtin local __bbH="\${__bbJ#trap -- }";__bbH=\${__bbH% SIGINT};builtin eval "__bbH=$__bbH";builtin eval "$__bbH"; }`,
     "trap __bbi INT",
     "PS1= PS2= PS0= PROMPT_COMMAND= HISTFILE=",
     "history -c",
     "unset MAILCHECK",
     'export LANG="${LANG:-C.UTF-8}"',
-    "BASH_ARGV0=bash __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD= __bbG=",
+    "BASH_ARGV0=bash __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD= __bbG= __bbJ=",
     ...errexit,
     take,
     frameMode,
@@ -264,9 +268,12 @@ export interface CallMode {
 export function callLines(command: string, id: string, mode: CallMode): string {
   const take = `__bbp ${ansiC(command)}`;
   const alias = `__bb${mode.careful ? "X" : "E"}${mode.xtrace ? "x" : ""}`;
+  // A command that may change the INT trap is followed by __bbn, which
+  // puts the framing's handler back (keeping the user's to run first).
+  const rearm = mayTouchInterrupt(command) ? ";{ __bbn;} 2>&-" : "";
   const line = mode.xtrace
-    ? `{ ${take};${alias};} ${TRACE_SAVE_FD}>&2 2>&-\n`
-    : `${take};${alias}\n`;
+    ? `{ ${take};${alias}${rearm};} ${TRACE_SAVE_FD}>&2 2>&-\n`
+    : `${take};${alias}${rearm}\n`;
   const frame = `{ __bb${mode.careful ? "Z" : "z"} ${id};} 2>&-\n`;
   // (The empty line puts bash's parser back in command position: after a
   // command line that ended inside an open quote, \`{\` would read as a word.)
@@ -279,6 +286,11 @@ export function callLines(command: string, id: string, mode: CallMode): string {
  */
 export function mayTouchTraps(command: string): boolean {
   return /trap|set|shopt|errexit|BASHOPTS|SHELLOPTS|source|\./.test(command);
+}
+
+/** A command that may set or reset the INT trap (itself or by sourcing a file). */
+export function mayTouchInterrupt(command: string): boolean {
+  return /\btrap\b|\bsource\b|(?:^|[\s;&|(){}])\.\s/.test(command);
 }
 
 /** The bytes that start a call's frame on stdout (and stderr): id, then RS. */

@@ -248,6 +248,39 @@ test("BashSession.run(): a deadline leaves every shell option as the user set it
   }
 });
 
+test("BashSession.run(): a deadline still interrupts whatever the user did to the INT trap", async () => {
+  // [how the trap is set, what its handler prints on an interrupt]
+  const settings: [string, string][] = [
+    ["trap - INT", ""],
+    ["trap - SIGINT", ""],
+    ["trap -- - 2", ""],
+    ["trap '' INT", ""],
+    ["trap 'echo USER-INT' INT", "USER-INT\n"],
+    ["trap 'echo USER-INT' INT TERM", "USER-INT\n"],
+    [
+      "cleanup(){ echo CLEAN; }; trap cleanup INT TERM EXIT; trap - INT TERM EXIT",
+      "",
+    ],
+    ["f(){ trap - INT; }; f", ""],
+    ["echo 'trap - INT' > trap.sh; source trap.sh; rm trap.sh", ""],
+  ];
+  await using s = new BashSession({ killGraceMs: 2000 });
+  const dir = (await s.run("mktemp -d")).output.text.trim();
+  await s.run(`cd ${dir}; KEEP=1`);
+  for (const [setting, printed] of settings) {
+    await s.run(setting);
+    for (const cmd of ["sleep 30", "while :; do :; done"]) {
+      const r = await s.run(cmd, { timeoutMs: 300 });
+      ok(r.timedOut, `${setting}; ${cmd}`);
+      equal(r.restarted, false, `${setting}; ${cmd}`);
+      equal(r.output.text, printed, `${setting}; ${cmd}`);
+      equal((await s.run('echo "$KEEP $PWD"')).output.text, `1 ${dir}\n`);
+    }
+    await s.run("trap - INT");
+  }
+  await s.run(`rm -r ${dir}`);
+});
+
 test("BashSession.run() under set -e: a deadline interrupts without ending the shell", async () => {
   await using s = new BashSession({ killGraceMs: 2000 });
   await s.run("set -e; KEEP=1");
