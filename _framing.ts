@@ -34,6 +34,7 @@ export class SentinelScanner {
   #trailerBytes = 0;
   #pending: Uint8Array[] = [];
   #pendingBytes = 0;
+  #after: Sink | null = null;
 
   /**
    * Starts looking for `needle`. Output that arrived since the last command
@@ -53,6 +54,7 @@ export class SentinelScanner {
     const m = needle.length;
     this.#shift.fill(m);
     for (let j = 0; j < m - 1; j++) this.#shift[needle[j]] = m - 1 - j;
+    this.#after = null;
     this.#sink = sink;
     this.#onTrailer = onTrailer;
     this.#hold = null;
@@ -105,6 +107,25 @@ export class SentinelScanner {
     if (keep > 0) this.#hold = buf.slice(buf.length - keep);
   }
 
+  /**
+   * Between commands: hands what arrived since the frame, and what arrives
+   * from now on, to `sink` instead of keeping it for the next command (the
+   * command's output that came through a relay after its frame), until
+   * {@linkcode SentinelScanner.stopPassing}.
+   */
+  passOn(sink: Sink): void {
+    const pending = this.#pending;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    for (const bytes of pending) sink(bytes);
+    this.#after = sink;
+  }
+
+  /** Ends {@linkcode SentinelScanner.passOn}: later output waits for the next command. */
+  stopPassing(): void {
+    this.#after = null;
+  }
+
   /** Output that arrives from elsewhere (merged streams): passed on unscanned. */
   pushRaw(chunk: Uint8Array): void {
     if (this.#sink !== null && this.#trailer === null) this.#sink(chunk);
@@ -138,6 +159,10 @@ export class SentinelScanner {
   }
 
   #keepPending(chunk: Uint8Array): void {
+    if (this.#after !== null) {
+      this.#after(chunk);
+      return;
+    }
     this.#pending.push(chunk.slice());
     this.#pendingBytes += chunk.length;
     while (

@@ -128,11 +128,15 @@ export function initScript(options: InitOptions): string {
   // read-only) ends the shell at once: the result says restarted, and
   // nothing is left to run twice.
   const take = '__bbp(){ builtin printf -v __bbc %s "$1"||builtin exit 113; }';
+  // Should stdout lead into a pipe that is not the session's (\`exec >
+  // >(tee log)\`), what the command printed reaches the host through that
+  // relay, after the frame: the trailer says so (flag r) and the host keeps
+  // reading until the output is quiet.
   // The frame goes to fd ${SENTINEL_OUT_FD}, which the command cannot touch
   // (it is closed for the eval and restored after it); should it be gone
   // anyway (a command that closed bash's saved copy), the shell exits.
   const frameEnd =
-    `__bbf(){ [[ -z $__bbW$__bbK ]]||__bbv "$2";builtin printf -v __bbq %s "$1"||builtin exit 113;builtin printf '%s\\036%d%s %s\\0' "$3" "$1" "\${-//[^ex]/}" "$PWD" >&${SENTINEL_OUT_FD}${
+    `__bbf(){ [[ -z $__bbW$__bbK ]]||__bbv "$2";builtin printf -v __bbq %s "$1"||builtin exit 113;[[ /proc/$$/fd/1 -ef /proc/$$/fd/${SENTINEL_OUT_FD} || ! -p /proc/$$/fd/1 ]]&&__bbR=||__bbR=r;builtin printf '%s\\036%d%s %s\\0' "$3" "$1" "\${-//[^ex]/}$__bbR" "$PWD" >&${SENTINEL_OUT_FD}${
       errFrame("$3")
     }||builtin exit 113; }`;
   const frameMode =
@@ -214,7 +218,7 @@ export function initScript(options: InitOptions): string {
     "history -c",
     "unset MAILCHECK",
     'export LANG="${LANG:-C.UTF-8}"',
-    "BASH_ARGV0=bash __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD= __bbG= __bbJ=",
+    "BASH_ARGV0=bash __bbR= __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD= __bbG= __bbJ=",
     ...errexit,
     take,
     frameMode,
@@ -308,6 +312,8 @@ export interface Trailer {
   xtrace: boolean;
   /** `$PWD` after the command. */
   cwd: string;
+  /** stdout led into another pipe: its output may come after the frame. */
+  relayed: boolean;
 }
 
 /**
@@ -315,12 +321,13 @@ export interface Trailer {
  * needle); null when it does not read right, which never passes for success.
  */
 export function parseTrailer(text: string): Trailer | null {
-  const m = /^(\d{1,3})([ex]*) /.exec(text);
+  const m = /^(\d{1,3})([exr]*) /.exec(text);
   if (!m) return null;
   return {
     status: Number(m[1]),
     errexit: m[2].includes("e"),
     xtrace: m[2].includes("x"),
+    relayed: m[2].includes("r"),
     cwd: text.slice(m[0].length),
   };
 }

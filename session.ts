@@ -172,6 +172,10 @@ export interface SessionResult {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+/** After a relayed frame: the streams count as quiet after this long. */
+const RELAY_QUIET_MS = 30;
+/** After a relayed frame: the longest the host waits for the relay. */
+const RELAY_MAX_MS = 500;
 type Frame =
   | { kind: "done"; status: number | null; cwd: string }
   | { kind: "exit"; status: ExitStatus };
@@ -298,6 +302,43 @@ class Shell {
     });
   }
 
+  /**
+   * After a frame whose stdout led into another pipe (\`exec > >(tee log)\`):
+   * the command's output comes through that relay after the frame, so it is
+   * still the command's until the streams have been quiet for
+   * {@linkcode RELAY_QUIET_MS} (at most {@linkcode RELAY_MAX_MS}).
+   */
+  #settle(
+    sinks: { out: (b: Uint8Array) => void; err: (b: Uint8Array) => void },
+  ): Promise<void> {
+    const streams = this.separate ? [this.out, this.err] : [this.out];
+    return new Promise<void>((done) => {
+      const started = performance.now();
+      let quiet: ReturnType<typeof setTimeout>;
+      const stop = () => {
+        clearTimeout(quiet);
+        for (const stream of streams) stream.stopPassing();
+        done();
+      };
+      const arm = () => {
+        clearTimeout(quiet);
+        const left = RELAY_MAX_MS - (performance.now() - started);
+        quiet = setTimeout(stop, Math.max(0, Math.min(RELAY_QUIET_MS, left)));
+      };
+      arm();
+      this.out.passOn((b) => {
+        sinks.out(b);
+        arm();
+      });
+      if (this.separate) {
+        this.err.passOn((b) => {
+          sinks.err(b);
+          arm();
+        });
+      }
+    });
+  }
+
   /** Sends a command (or the start-up script) and resolves when it is done or the shell died. */
   send(
     script: string,
@@ -312,11 +353,14 @@ class Shell {
     return new Promise<Frame>((resolve) => {
       let status: number | null = null;
       let cwd = "";
+      let relayed = false;
       let waiting = this.separate ? 2 : 1;
       const finish = () => {
         if (--waiting > 0) return;
         this.#onGone = null;
-        resolve({ kind: "done", status, cwd });
+        const done: Frame = { kind: "done", status, cwd };
+        if (relayed) this.#settle(sinks).then(() => resolve(done));
+        else resolve(done);
       };
       if (this.exitStatus !== null) {
         resolve({ kind: "exit", status: this.exitStatus });
@@ -330,6 +374,7 @@ class Shell {
         // errexit is on: from now on every call takes the careful path.
         if (read?.errexit) this.trapsSeen = true;
         this.xtrace = read?.xtrace ?? false;
+        relayed = read?.relayed ?? false;
         cwd = read?.cwd ?? "";
         finish();
       });

@@ -3,7 +3,7 @@
 // see at an interactive bash prompt, never bashbox's machinery. Each rule is
 // checked over generated variants.
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { BashSession } from "../mod.ts";
+import { BashSession, exec } from "../mod.ts";
 import { test } from "./_harness.ts";
 
 async function texts(
@@ -324,4 +324,31 @@ test("BashSession.run() survives a command that signals its whole group, as a pr
     equal((await s.run(`cat mark-${i}`)).output.text, `ran-${i}\n`, sender);
   }
   await s.run(`rm -r ${dir}`);
+});
+
+test("BashSession.run() shows a command's output in its own result when stdout goes through a relay", async () => {
+  // `exec > >(tee -a log)` and the like: the output comes back through
+  // another process after the frame; at a prompt it shows under the command.
+  const relays: [string, (s: string) => string][] = [
+    ["exec > >(tee -a relay.log) 2>&1", (s) => s],
+    ["exec 1> >(cat)", (s) => s],
+    ["exec > >(sed -u 's/^/| /')", (s) => `| ${s}`],
+    [
+      "exec > >(while IFS= read -r l; do printf '%s\\n' \"$l\"; done)",
+      (s) => s,
+    ],
+  ];
+  for (const [relay, shown] of relays) {
+    await using s = new BashSession();
+    const dir = (await s.run("mktemp -d")).output.text.trim();
+    await s.run(`cd ${dir}`);
+    await s.run(relay);
+    for (let i = 0; i < 4; i++) {
+      const cmd = i % 2 === 0 ? `echo line-${i}` : `sleep 0.1; echo line-${i}`;
+      const r = await s.run(cmd);
+      equal(r.output.text, `${shown(`line-${i}`)}\n`, `${relay}; ${cmd}`);
+    }
+    await s.close();
+    await exec(["bash", "-c", 'rm -r -- "$0"', dir]);
+  }
 });

@@ -101,6 +101,9 @@ test("parseTrailer() reads what the init script's frame prints, and nothing else
       ["set -e; true", 0, "e"],
       ["set -ex; true", 0, "ex"],
       ["set -x; false", 1, "x"],
+      ["exec > >(cat); true", 0, "r"],
+      ["exec > >(tee /dev/null) 2>&1; set -e; true", 0, "er"],
+      ["exec >/dev/null; true", 0, ""],
     ] as const
   ) {
     const r = await exec([
@@ -125,6 +128,7 @@ test("parseTrailer() reads what the init script's frame prints, and nothing else
       status,
       errexit: flags.includes("e"),
       xtrace: flags.includes("x"),
+      relayed: flags.includes("r"),
       cwd: "/usr",
     });
   }
