@@ -205,20 +205,23 @@ export function initScript(options: InitOptions): string {
     // it first (and leave extdebug as the user had it). The normal path
     // pays nothing for this.
     // (Inverted twice, so that under errexit the skip is not a failure.)
-    "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTwzZnj]* || ${FUNCNAME[1]} == __bb[pfsuigvTwzZnj] ]]; }",
+    "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTwzZnjg]* || ${FUNCNAME[1]} == __bb[pfsuigvTwzZnjg] ]]; }",
     "__bbs(){ builtin return $1; }",
-    `__bbu(){ __bbI=;builtin trap - DEBUG;[[ -n $__bbG ]]||builtin shopt -u extdebug;${take};${frameEnd}; }`,
+    `__bbu(){ __bbI=;[[ -n $__bbG ]]||builtin shopt -u extdebug;${take};${frameEnd};if [[ -n $__bbM ]];then builtin trap __bbg DEBUG;else builtin trap - DEBUG;fi; }`,
     '__bbi(){ __bbI=1;[[ -z $__bbJ ]]||__bbj;__bbG=;[[ $BASHOPTS != *extdebug* ]]||__bbG=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbp(){ __bbu;__bbp "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "builtin break 1000 2>/dev/null;! __bbd" DEBUG; }',
     // A user's INT trap (kept by __bbn, below) runs first, as at a prompt;
     // the framing's handler stays, so a deadline still stops the command.
-    `__bbn(){ builtin local __bbt;__bbt=$(builtin trap -p INT);[[ $__bbt == "trap -- '__bbi' SIGINT" ]]||{ __bbJ=$__bbt;builtin trap __bbi INT; }; }`,
-    `__bbj(){ builtin local __bbH="\${__bbJ#trap -- }";__bbH=\${__bbH% SIGINT};builtin eval "__bbH=$__bbH";builtin eval "$__bbH"; }`,
+    `__bbn(){ builtin local __bbt;__bbt=$(builtin trap -p INT);__bbt=\${__bbt% INT};__bbt=\${__bbt% SIGINT};case $__bbt in "trap -- '__bbi'");;""|"trap -- -")__bbJ=;builtin trap __bbi INT;;*)__bbJ=$__bbt;builtin trap __bbi INT;;esac;case $1 in "trap -- '__bbg' DEBUG");;""|"trap -- - DEBUG")__bbM=;;*)__bbM=$1;builtin trap __bbg DEBUG;;esac; }`,
+    // A user's DEBUG trap runs through a filter that skips the framing's own
+    // commands, so it sees the user's commands only.
+    `__bbg(){ [[ $BASH_COMMAND != *__bb* && $BASH_COMMAND != "builtin trap - ERR" ]]||builtin return 0;builtin local __bbH="\${__bbM#trap -- }";__bbH=\${__bbH% DEBUG};builtin eval "__bbH=$__bbH";builtin eval "$__bbH"; }`,
+    `__bbj(){ builtin local __bbH="\${__bbJ#trap -- }";builtin eval "__bbH=$__bbH";builtin eval "$__bbH"; }`,
     "trap __bbi INT",
     "PS1= PS2= PS0= PROMPT_COMMAND= HISTFILE=",
     "history -c",
     "unset MAILCHECK",
     'export LANG="${LANG:-C.UTF-8}"',
-    "BASH_ARGV0=bash __bbR= __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD= __bbG= __bbJ=",
+    "BASH_ARGV0=bash __bbR= __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD= __bbG= __bbJ= __bbM=",
     ...errexit,
     take,
     frameMode,
@@ -274,7 +277,10 @@ export function callLines(command: string, id: string, mode: CallMode): string {
   const alias = `__bb${mode.careful ? "X" : "E"}${mode.xtrace ? "x" : ""}`;
   // A command that may change the INT trap is followed by __bbn, which
   // puts the framing's handler back (keeping the user's to run first).
-  const rearm = mayTouchInterrupt(command) ? ";{ __bbn;} 2>&-" : "";
+  // (The DEBUG trap is read here, at the top level: a function sees none.)
+  const rearm = mayTouchInterrupt(command)
+    ? ';{ __bbn "$(builtin trap -p DEBUG)";} 2>&-'
+    : "";
   const line = mode.xtrace
     ? `{ ${take};${alias}${rearm};} ${TRACE_SAVE_FD}>&2 2>&-\n`
     : `${take};${alias}${rearm}\n`;

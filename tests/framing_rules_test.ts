@@ -262,6 +262,7 @@ test("BashSession.run(): a deadline still interrupts whatever the user did to th
       "",
     ],
     ["f(){ trap - INT; }; f", ""],
+    ["set -o posix; trap - INT; trap -p INT >/dev/null", ""],
     ["echo 'trap - INT' > trap.sh; source trap.sh; rm trap.sh", ""],
   ];
   await using s = new BashSession({ killGraceMs: 2000 });
@@ -279,6 +280,58 @@ test("BashSession.run(): a deadline still interrupts whatever the user did to th
     await s.run("trap - INT");
   }
   await s.run(`rm -r ${dir}`);
+});
+
+test("BashSession.run(): a user's DEBUG trap sees the user's commands, never the framing's", async () => {
+  for (const setup of ["", "set -e", "set -x", "shopt -s extdebug"]) {
+    await using s = new BashSession({ killGraceMs: 2000 });
+    const dir = (await s.run("mktemp -d")).output.text.trim();
+    await s.run(`cd ${dir}; ${setup}`);
+    await s.run(`trap 'printf "%s\\n" "$BASH_COMMAND" >> ${dir}/seen' DEBUG`);
+    await s.run(`: > ${dir}/seen`);
+    const commands = [
+      "echo one",
+      "f(){ echo in-f; }; f",
+      "for i in 1 2; do echo $i; done",
+      "true && echo and",
+      "[ -f /nonexistent ] || echo or",
+    ];
+    for (const cmd of commands) await s.run(cmd);
+    const late = await s.run("sleep 30; touch reached", { timeoutMs: 300 });
+    ok(late.timedOut, setup);
+    equal(late.restarted, false, setup);
+    equal(
+      (await s.run("[ -e reached ] && echo reached || echo stopped")).output
+        .text.split("\n").filter((l) => !l.startsWith("+")).join("\n"),
+      "stopped\n",
+      setup,
+    );
+    await s.run("echo after-deadline");
+    // (Under set -x the output also holds the trace: lines starting with +.)
+    const seen = (await s.run(`trap - DEBUG; cat ${dir}/seen`)).output.text
+      .split("\n").filter((line) => !line.startsWith("+")).join("\n");
+    // (Functions do not inherit the DEBUG trap: \`echo in-f\` is not seen,
+    // as at a prompt.)
+    for (const line of seen.split("\n")) {
+      ok(!line.includes("__bb"), `${setup}: the trap saw ${line}`);
+    }
+    for (
+      const expected of [
+        "echo one",
+        "f",
+        "echo and",
+        "echo or",
+        "sleep 30",
+        "echo after-deadline",
+      ]
+    ) {
+      ok(
+        seen.split("\n").includes(expected),
+        `${setup}: ${expected} not in ${JSON.stringify(seen)}`,
+      );
+    }
+    await s.run(`rm -r ${dir}`);
+  }
 });
 
 test("BashSession.run() under set -e: a deadline interrupts without ending the shell", async () => {
