@@ -281,9 +281,16 @@ export function callLines(command: string, id: string, mode: CallMode): string {
   const rearm = mayTouchInterrupt(command)
     ? ';{ __bbn "$(builtin trap -p DEBUG)";} 2>&-'
     : "";
+  // Functions named \`builtin\` or \`command\` would turn every later command
+  // (and the framing's own) into calls of theirs: a command that defines
+  // one has them removed right after it, before any framing step needs them
+  // (three ways, so that one more shadowed name does not stop it).
+  const unshadow = DEFINES_BUILTIN_OR_COMMAND.test(command)
+    ? ";{ builtin unset -f builtin command;command unset -f builtin command;unset -f builtin command;} >/dev/null 2>&1"
+    : "";
   const line = mode.xtrace
-    ? `{ ${take};${alias}${rearm};} ${TRACE_SAVE_FD}>&2 2>&-\n`
-    : `${take};${alias}${rearm}\n`;
+    ? `{ ${take};${alias}${unshadow}${rearm};} ${TRACE_SAVE_FD}>&2 2>&-\n`
+    : `${take};${alias}${unshadow}${rearm}\n`;
   const frame = `{ __bb${mode.careful ? "Z" : "z"} ${id};} 2>&-\n`;
   // (The empty line puts bash's parser back in command position: after a
   // command line that ended inside an open quote, \`{\` would read as a word.)
@@ -297,6 +304,10 @@ export function callLines(command: string, id: string, mode: CallMode): string {
 export function mayTouchTraps(command: string): boolean {
   return /trap|set|shopt|errexit|BASHOPTS|SHELLOPTS|source|\./.test(command);
 }
+
+/** A definition of a function named `builtin` or `command`. */
+const DEFINES_BUILTIN_OR_COMMAND =
+  /(?:^|[\s;&|(){}])(?:function\s+)?(?:builtin|command)\s*\(\s*\)|\bfunction\s+(?:builtin|command)\b/;
 
 /** A command that may set or reset the INT trap (itself or by sourcing a file). */
 export function mayTouchInterrupt(command: string): boolean {

@@ -680,7 +680,9 @@ function spawnBun(
     async write(bytes) {
       if (!stdinOpen) return false;
       try {
-        child.stdin.write(bytes);
+        // (Bun's sink may answer with a promise; one that rejects, say with
+        // EPIPE from a process that closed its input, is caught here.)
+        await child.stdin.write(bytes);
         await child.stdin.flush();
         return true;
       } catch {

@@ -1301,13 +1301,26 @@ export class BashTool {
         return describeProcess(target!, r);
       }
       case "process_write": {
-        await target!.write(i.text as string);
+        // A process that does not read its input (or not yet) must not hold
+        // the tool beyond the wait: the rest of the input is written on.
+        const writing = target!.write(i.text as string);
+        writing.catch(() => {});
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const pending = await Promise.race([
+          writing.then(() => false),
+          new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(true), o.waitMs);
+          }),
+        ]).finally(() => clearTimeout(timer));
         const r = await target!.read({
-          waitMs: o.waitMs,
+          waitMs: pending ? 0 : o.waitMs,
           until: o.until,
           maxBytes,
         });
-        return describeProcess(target!, r, "Sent input to");
+        const text = describeProcess(target!, r, "Sent input to");
+        return pending
+          ? `${text}\nThe process has not taken all of the input yet (it has not read it); the rest is written as it reads.`
+          : text;
       }
       case "process_stop": {
         await target!.stop();

@@ -358,12 +358,16 @@ export class ProcessTable {
     const lines = [
       state.text,
       // The session says TERM=dumb; a terminal process has a real terminal.
-      tty ? "export TERM=xterm-256color" : "",
-      ...Object.entries(env).map(([k, v]) => `export ${k}=${quote(v)}`),
-      `export BASHBOX_PROCESS=${token}`,
-      `builtin cd -- ${quote(state.cwd)} || exit 126`,
-      tty ? `stty cols ${cols} rows ${rows} 2>/dev/null` : "exec 2>&1",
-      "unset -f command_not_found_handle 2>/dev/null",
+      // (Builtins by name: the session's functions are defined by now, and
+      // one may be called \`export\`.)
+      tty ? "builtin export TERM=xterm-256color" : "",
+      ...Object.entries(env).map(([k, v]) => `builtin export ${k}=${quote(v)}`),
+      `builtin export BASHBOX_PROCESS=${token}`,
+      `builtin cd -- ${quote(state.cwd)} || builtin exit 126`,
+      tty
+        ? `builtin command stty cols ${cols} rows ${rows} 2>/dev/null`
+        : "builtin exec 2>&1",
+      "builtin unset -f command_not_found_handle 2>/dev/null",
       command,
       "",
     ];
@@ -500,6 +504,10 @@ async function loadTerminal(
  * console.assert((await cat.wait()).exitCode === 0);
  * ```
  */
+/** Linux signal names (without SIG), as \`kill -s\` takes them. */
+const SIGNAL_NAME =
+  /^(?:HUP|INT|QUIT|ILL|TRAP|ABRT|IOT|BUS|FPE|KILL|USR1|SEGV|USR2|PIPE|ALRM|TERM|STKFLT|CHLD|CONT|STOP|TSTP|TTIN|TTOU|URG|XCPU|XFSZ|VTALRM|PROF|WINCH|IO|POLL|PWR|SYS|RTMIN(?:\+(?:[1-9]|1[0-5]))?|RTMAX(?:-(?:[1-9]|1[0-5]))?)$/;
+
 export class BackgroundProcess {
   /** Id within the session (`p1`, `p2`, …). */
   readonly id: string;
@@ -607,16 +615,24 @@ export class BackgroundProcess {
         // A fresh bwrap with the session's options; its info fd is not read.
         argv = [
           bash,
+          "--noprofile",
+          "--norc",
           "-c",
           'exec 3>/dev/null; exec "$@"',
           "bashbox-sandbox",
           ...bwrapArgv(launch.sandbox, far),
         ];
       } else if (init.helper?.kind === "script") {
+        // (Without --norc a bash whose stdin is a socket, as Node gives,
+        // reads ~/.bashrc. \`script\` runs its command with $SHELL, which
+        // must be bash for the quoting and so that no other shell stays in
+        // between, to change what Ctrl-C does to the exit status.)
         argv = [
           bash,
+          "--noprofile",
+          "--norc",
           "-c",
-          'exec "$0" -qfec "$1 --noprofile --norc $2" /dev/null',
+          'SHELL=$1 exec "$0" -qfec "exec $(printf "%q " "$1" --noprofile --norc "$2")" /dev/null',
           init.helper.program,
           bash,
           init.runner,
@@ -624,6 +640,8 @@ export class BackgroundProcess {
       } else if (init.helper?.kind === "python") {
         argv = [
           bash,
+          "--noprofile",
+          "--norc",
           "-c",
           'exec "$0" -I "$@"',
           init.helper.program,
@@ -873,8 +891,10 @@ export class BackgroundProcess {
 
   /**
    * Sends `text` to the process's input (for a terminal: as typed, so
-   * `"\r"` is Enter, `"\x03"` is Ctrl-C, `"\x04"` is Ctrl-D). Throws a
-   * `TypeError` when the process has ended.
+   * `"\r"` is Enter, `"\x03"` is Ctrl-C, `"\x04"` is Ctrl-D). Resolves once
+   * the text is in the pipe: more than a pipe holds (64 KiB) waits until the
+   * process reads it. Throws a `TypeError` when the process has ended or its
+   * input is closed.
    */
   async write(text: string): Promise<void> {
     if (typeof text !== "string") {
@@ -944,7 +964,10 @@ export class BackgroundProcess {
    * with the process's mark, where it runs).
    */
   async signal(name: string): Promise<void> {
-    if (typeof name !== "string" || !/^SIG[A-Z0-9]+$/.test(name)) {
+    if (
+      typeof name !== "string" || !/^SIG[A-Z0-9+]+$/.test(name) ||
+      !SIGNAL_NAME.test(name.slice(3))
+    ) {
       throw new TypeError(
         `Expected a signal name such as "SIGTERM", got ${JSON.stringify(name)}`,
       );

@@ -24,6 +24,8 @@ const builtins = [
   "[",
   "alias",
   "unalias",
+  "command",
+  "builtin",
 ];
 
 const breakers: string[] = [

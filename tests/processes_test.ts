@@ -638,3 +638,98 @@ test(
     timeoutMs: 90_000,
   },
 );
+
+test("BashSession.spawn() reads no rc file and survives functions named like the builtins its runner uses", async () => {
+  const home = (await exec(["bash", "-c", "mktemp -d"])).stdout.text.trim();
+  try {
+    // A HOME whose rc files announce themselves: no process may read them.
+    for (const rc of [".bashrc", ".bash_profile", ".profile"]) {
+      await exec(["bash", "-c", `echo 'echo RC-RAN-${rc}' > "$0/${rc}"`, home]);
+    }
+    await using s = new BashSession({ env: { HOME: home } });
+    for (
+      const name of ["export", "cd", "exec", "unset", "stty", "exit", "command"]
+    ) {
+      await s.run(`${name}() { echo SHADOWED-${name}; }`);
+    }
+    for (const tty of noTty ? [false] : [false, true]) {
+      const mark = marker();
+      const p = await s.spawn(
+        `echo "mark=\${BASHBOX_PROCESS:+set}"; setsid sleep ${mark} </dev/null >/dev/null 2>&1 & echo started; sleep 30`,
+        { tty },
+      );
+      const text = await expectOutput(p, "started");
+      ok(!text.includes("RC-RAN"), `tty ${tty}: ${text}`);
+      ok(!text.includes("SHADOWED"), `tty ${tty}: ${text}`);
+      match(text, /mark=set/);
+      equal((await started(mark)).length, 1, `tty ${tty}: the daemon runs`);
+      await p.stop({ graceMs: 500 });
+      equal((await gone(mark)).length, 0, `tty ${tty}: the daemon is gone`);
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test("BackgroundProcess.write() to a process that closed its input throws a TypeError, every time", async () => {
+  await using s = new BashSession();
+  const p = await s.spawn("exec 0<&-; echo closed; sleep 30");
+  await expectOutput(p, "closed");
+  for (const size of [10, 200_000]) {
+    await rejects(p.write("x".repeat(size)), TypeError, `write of ${size}`);
+  }
+  await p.stop({ graceMs: 200 });
+});
+
+test("BackgroundProcess.signal() refuses a signal name that does not exist", async () => {
+  await using s = new BashSession();
+  const p = await s.spawn("sleep 30");
+  for (const bad of ["SIGFOO", "SIGKILLX", "SIG", "TERM", "SIGRTMIN+99"]) {
+    await rejects(p.signal(bad), TypeError, bad);
+  }
+  await p.signal("SIGUSR1");
+  equal((await p.wait()).signal, "SIGUSR1");
+});
+
+test(
+  "BashSession.spawn() tty: Ctrl-C reaches the command itself, which decides its exit status",
+  async () => {
+    await using s = new BashSession();
+    const p = await s.spawn(
+      "trap 'echo got-int' INT; echo ready; sleep 1; sleep 1; echo done; exit 0",
+      { tty: true },
+    );
+    await expectOutput(p, "ready");
+    await p.write("\x03");
+    await expectOutput(p, "done");
+    const status = await p.wait();
+    equal(status.exitCode, 0);
+    equal(status.signal, null);
+  },
+  { skip: noTty },
+);
+
+test("BashTool.handle() process_write returns within its wait when the process does not read", async () => {
+  await using tool = new BashTool();
+  const call = (id: string, name: string, input: Record<string, unknown>) =>
+    tool.handle({ id, name, input });
+  const start = await call("t1", "process_start", {
+    command: "sleep 30",
+    wait_ms: 0,
+  });
+  const id = /Process (p\d+)/.exec(JSON.stringify(start.content))![1];
+  const t = performance.now();
+  const wrote = await call("t2", "process_write", {
+    id,
+    text: "é".repeat(60_000),
+    wait_ms: 300,
+  });
+  ok(!wrote.is_error, JSON.stringify(wrote.content));
+  // (Deno's pipe writer waits for the reader and says so; Node and Bun buffer
+  // the rest in the host.)
+  // The tool is free for the next call (not held until the process ends).
+  const next = await call("t3", "bash", { command: "echo next-call" });
+  match(JSON.stringify(next.content), /next-call/);
+  ok(performance.now() - t < 30_000, "the calls waited for the process to end");
+  await call("t4", "process_stop", { id });
+});
