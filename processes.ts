@@ -487,6 +487,10 @@ async function loadTerminal(
   return new Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
 }
 
+/** Linux signal names (without SIG), as `kill -s` takes them. */
+const SIGNAL_NAME =
+  /^(?:HUP|INT|QUIT|ILL|TRAP|ABRT|IOT|BUS|FPE|KILL|USR1|SEGV|USR2|PIPE|ALRM|TERM|STKFLT|CHLD|CONT|STOP|TSTP|TTIN|TTOU|URG|XCPU|XFSZ|VTALRM|PROF|WINCH|IO|POLL|PWR|SYS|RTMIN(?:\+(?:[1-9]|1[0-5]))?|RTMAX(?:-(?:[1-9]|1[0-5]))?)$/;
+
 /**
  * A process started by {@linkcode BashSession.spawn}: read its output, type
  * into it, signal, stop or wait for it. Its whole output goes to a log file
@@ -504,10 +508,6 @@ async function loadTerminal(
  * console.assert((await cat.wait()).exitCode === 0);
  * ```
  */
-/** Linux signal names (without SIG), as \`kill -s\` takes them. */
-const SIGNAL_NAME =
-  /^(?:HUP|INT|QUIT|ILL|TRAP|ABRT|IOT|BUS|FPE|KILL|USR1|SEGV|USR2|PIPE|ALRM|TERM|STKFLT|CHLD|CONT|STOP|TSTP|TTIN|TTOU|URG|XCPU|XFSZ|VTALRM|PROF|WINCH|IO|POLL|PWR|SYS|RTMIN(?:\+(?:[1-9]|1[0-5]))?|RTMAX(?:-(?:[1-9]|1[0-5]))?)$/;
-
 export class BackgroundProcess {
   /** Id within the session (`p1`, `p2`, …). */
   readonly id: string;
