@@ -141,7 +141,8 @@ export interface RunOptions {
    * process from the start and, should the deadline pass, returns with
    * `timedOut: true` and the still-running process in `background`. In that
    * mode the command's own state changes (`cd`, variables) stay in its
-   * process, output is merged, and `onOutput` is not called.
+   * process, output is merged, `onOutput` is not called, and stdin is at its
+   * end from the start, as in every run.
    */
   onTimeout?: "kill" | "background";
 }
@@ -1005,6 +1006,9 @@ export class BashSession {
     const signal = checkSignal(options.signal);
     if (signal?.aborted) throw abortedBeforeStart(signal);
     const proc = await this.spawn(command);
+    // As in every run, stdin is at its end: a command that reads it (\`read\`,
+    // \`cat\`, a prompt) ends at once instead of waiting to be backgrounded.
+    await proc.endInput();
     const started = performance.now();
     let aborted = false;
     let wake!: () => void;

@@ -733,3 +733,22 @@ test("BashTool.handle() process_write returns within its wait when the process d
   ok(performance.now() - t < 30_000, "the calls waited for the process to end");
   await call("t4", "process_stop", { id });
 });
+
+test('BashSession.run() with onTimeout: "background" gives the command stdin at its end, as every run does', async () => {
+  await using s = new BashSession();
+  for (
+    const reader of [
+      "cat",
+      "read -r line",
+      "head -c 10",
+      "sed -n p",
+    ]
+  ) {
+    const r = await s.run(`${reader}; echo after-read`, {
+      onTimeout: "background",
+      timeoutMs: 10_000,
+    });
+    equal(r.timedOut, false, reader);
+    equal(r.output.text, "after-read\n", reader);
+  }
+});
