@@ -1280,6 +1280,8 @@ export class BashTool {
       case "process_start": {
         const p = await this.#session.spawn(i.command as string, {
           tty: i.tty === true,
+          // The full log the result points to is redacted as the output is.
+          redact: this.#options.redact,
         });
         const r = await p.read({ waitMs: o.waitMs, until: o.until, maxBytes });
         return describeProcess(p, r, "Started");

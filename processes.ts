@@ -67,6 +67,7 @@ import {
   trackGroup,
 } from "./_runtime.ts";
 import { SIGNAL_NAMES } from "./_signals.ts";
+import { redactStream, type StreamRedactor } from "./redact.ts";
 import { bwrapArgv } from "./sandbox.ts";
 
 /** Options of {@linkcode BashSession.spawn}. */
@@ -79,6 +80,12 @@ export interface SpawnProcessOptions {
   rows?: number;
   /** Variables set for the process, over the session's exported ones. */
   env?: Record<string, string>;
+  /**
+   * Redacts the full log ({@linkcode BackgroundProcess.logPath}) as it is
+   * written, chunk by chunk without missing a secret split between chunks
+   * (e.g. `redactor(env)`; `BashTool` passes its own).
+   */
+  redact?: (text: string) => string;
 }
 
 /** Options of {@linkcode BackgroundProcess.read}. */
@@ -321,6 +328,11 @@ export class ProcessTable {
     const cols = checkSize("cols", options.cols ?? 80);
     const rows = checkSize("rows", options.rows ?? 24);
     const env = options.env ?? {};
+    if (options.redact !== undefined && typeof options.redact !== "function") {
+      throw new TypeError(
+        `Expected redact to be a function, got ${typeof options.redact}`,
+      );
+    }
     for (const [k, v] of Object.entries(env)) {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) || typeof v !== "string") {
         throw new TypeError(
@@ -401,6 +413,7 @@ export class ProcessTable {
       shell: this.#host.shell,
       headBytes: this.#host.headBytes,
       tailBytes: this.#host.tailBytes,
+      redact: options.redact,
     });
     this.#procs.set(id, proc);
     return proc;
@@ -444,6 +457,7 @@ interface ProcessInit {
   shell: string;
   headBytes: number;
   tailBytes: number;
+  redact?: (text: string) => string;
 }
 
 /** Minimal surface of an `@xterm/headless` terminal. */
@@ -524,6 +538,8 @@ export class BackgroundProcess {
   #dropped = 0;
   #decoder = new TextDecoder("utf-8", { fatal: false });
   #logFd: number | null;
+  readonly #logRedact: StreamRedactor | null;
+  readonly #logDecoder = new TextDecoder();
   #status: ProcessStatus | null = null;
   #endedAt: number | null = null;
   #done: Promise<ProcessStatus>;
@@ -551,6 +567,7 @@ export class BackgroundProcess {
     this.#rows = init.rows;
     this.#capture = new CaptureBuffer(init.headBytes, init.tailBytes);
     this.#logFd = openSync(join(init.dir, "output.log"), "w", 0o600);
+    this.#logRedact = init.redact ? redactStream(init.redact) : null;
     this.#removeSweep = addExitSweep(() => this.#sweepSync());
     if (init.tty) {
       // Loaded now (a dynamic import: the core import stays free of npm
@@ -684,6 +701,14 @@ export class BackgroundProcess {
       this.#status = status;
       this.#endedAt = Date.now();
       if (this.#logFd !== null) {
+        if (this.#logRedact) {
+          this.#writeLog(encoder.encode(
+            this.#logRedact.push(this.#logDecoder.decode()) +
+              this.#logRedact.flush(),
+          ));
+        }
+      }
+      if (this.#logFd !== null) {
         try {
           closeSync(this.#logFd);
         } catch {
@@ -739,16 +764,28 @@ export class BackgroundProcess {
     return { ...c, text: clean };
   }
 
+  #writeLog(bytes: Uint8Array): void {
+    if (this.#logFd === null || bytes.length === 0) return;
+    try {
+      let offset = 0;
+      while (offset < bytes.length) {
+        offset += writeSync(this.#logFd, bytes, offset, bytes.length - offset);
+      }
+    } catch {
+      this.#logFd = null; // the disk is full or the file is gone
+    }
+  }
+
   #push(chunk: Uint8Array): void {
     const copy = chunk.slice();
     this.#capture.push(copy);
-    if (this.#logFd !== null) {
-      try {
-        writeSync(this.#logFd, copy);
-      } catch {
-        this.#logFd = null; // the disk is full or the file is gone
-      }
-    }
+    this.#writeLog(
+      this.#logRedact
+        ? encoder.encode(this.#logRedact.push(
+          this.#logDecoder.decode(copy, { stream: true }),
+        ))
+        : copy,
+    );
     this.#pending.push(copy);
     this.#pendingBytes += copy.length;
     while (this.#pendingBytes > PENDING_CAP && this.#pending.length > 1) {

@@ -752,3 +752,30 @@ test('BashSession.run() with onTimeout: "background" gives the command stdin at 
     equal(r.output.text, "after-read\n", reader);
   }
 });
+
+test("BashSession.spawn() with redact keeps secrets out of the full log, split or not", async () => {
+  const secret = "Zq9-SECRET-VALUE-77";
+  await using s = new BashSession();
+  const redact = (t: string) => t.replaceAll(secret, "[REDACTED]");
+  // Whole, split across writes at every place, and many times over.
+  const halves = Array.from(
+    { length: secret.length - 1 },
+    (_, i) =>
+      `printf '%s' '${secret.slice(0, i + 1)}'; sleep 0.01; printf '%s\\n' '${
+        secret.slice(i + 1)
+      }'`,
+  ).join("; ");
+  const p = await s.spawn(
+    `echo "${secret}"; ${halves}; for i in $(seq 200); do echo "line $i ${secret}"; done; echo done`,
+    { redact },
+  );
+  await expectOutput(p, "done", 20_000);
+  await p.wait();
+  const log = readFileSync(p.logPath, "utf8");
+  ok(!log.includes(secret), "the secret is in the log");
+  equal(
+    (log.match(/\[REDACTED\]/g) ?? []).length,
+    1 + (secret.length - 1) + 200,
+  );
+  match(log, /done\n$/);
+});
