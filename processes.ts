@@ -249,6 +249,11 @@ export function sanitizeTerminalText(text: string): string {
   return text
     // deno-lint-ignore no-control-regex
     .replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/g, "")
+    // DCS, SOS, PM, APC strings up to their terminator; SS2/SS3 keys.
+    // deno-lint-ignore no-control-regex
+    .replace(/\x1b[PX^_][^\x1b]*(?:\x1b\\)?/g, "")
+    // deno-lint-ignore no-control-regex
+    .replace(/\x1b[NO][\x20-\x7e]/g, "")
     // deno-lint-ignore no-control-regex
     .replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, "")
     // deno-lint-ignore no-control-regex
@@ -258,6 +263,46 @@ export function sanitizeTerminalText(text: string): string {
     .replace(/\r+\n/g, "\n")
     // deno-lint-ignore no-control-regex
     .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "");
+}
+
+/** Longest escape sequence this looks back for (a long OSC title is dropped whole). */
+const SEQUENCE_LOOKBACK = 256;
+
+/**
+ * How many bytes at the end of `bytes` are an escape sequence not yet
+ * complete (0 when none): ESC alone, a CSI without its final byte, an OSC or
+ * DCS string without its terminator, a charset or SS2/SS3 prefix.
+ */
+function openSequenceLength(bytes: Uint8Array): number {
+  const from = Math.max(0, bytes.length - SEQUENCE_LOOKBACK);
+  const esc = bytes.lastIndexOf(0x1b);
+  if (esc < from) return 0;
+  const tail = new TextDecoder().decode(bytes.subarray(esc));
+  // deno-lint-ignore no-control-regex
+  const open = /^\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*|[PX^_][^\x1b]*|[()NO])?$/;
+  return open.test(tail) ? bytes.length - esc : 0;
+}
+
+/**
+ * Moves a cut at `cut` past the escape sequence it falls into, if any, so the
+ * kept text does not start with the rest of one.
+ */
+function pastSequence(bytes: Uint8Array, cut: number): number {
+  const from = Math.max(0, cut - SEQUENCE_LOOKBACK);
+  for (let i = cut - 1; i >= from; i--) {
+    if (bytes[i] !== 0x1b) continue;
+    const text = new TextDecoder().decode(
+      bytes.subarray(i, Math.min(bytes.length, i + 2 * SEQUENCE_LOOKBACK)),
+    );
+    const m =
+      // deno-lint-ignore no-control-regex
+      /^\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[()NO][\x20-\x7e]|[@-_=>78])/
+        .exec(text);
+    if (m === null) return cut;
+    const end = i + new TextEncoder().encode(m[0]).length;
+    return end > cut ? end : cut;
+  }
+  return cut;
 }
 
 // deno-lint-ignore no-explicit-any
@@ -878,9 +923,21 @@ export class BackgroundProcess {
       at += c.length;
     }
     chunks = [];
+    if (this.tty && this.running) {
+      // An escape sequence not yet complete waits for the next read, so no
+      // read shows the half of one as text.
+      const keep = openSequenceLength(bytes);
+      if (keep > 0) {
+        this.#pending.push(bytes.slice(bytes.length - keep));
+        this.#pendingBytes += keep;
+        bytes = bytes.subarray(0, bytes.length - keep);
+      }
+    }
     if (bytes.length > maxBytes) {
       let cut = bytes.length - maxBytes;
       while (cut < bytes.length && (bytes[cut] & 0xc0) === 0x80) cut++;
+      // Nor does a cut through the middle of one.
+      if (this.tty) cut = pastSequence(bytes, cut);
       omitted += cut;
       bytes = bytes.subarray(cut);
     }

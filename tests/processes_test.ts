@@ -203,9 +203,15 @@ test("BackgroundProcess.stop() kills a daemon that moved to its own session (set
   await expectOutput(p, "forked");
   const pids = await started(mark);
   equal(pids.length, 1);
-  const stat = await exec(["bash", "-c", `cat /proc/${pids[0]}/stat`]);
-  const fields = stat.stdout.text.split(") ")[1].split(" ");
-  ok(Number(fields[3]) !== p.pid, "the daemon left the process's session");
+  // (Found by its command line, it may still be \`setsid\` before the call:
+  // its session is read until it changes.)
+  let session = p.pid;
+  for (let i = 0; i < 100 && session === p.pid; i++) {
+    const stat = await exec(["bash", "-c", `cat /proc/${pids[0]}/stat`]);
+    session = Number(stat.stdout.text.split(") ")[1]?.split(" ")[3]);
+    if (session === p.pid) await new Promise((r) => setTimeout(r, 30));
+  }
+  ok(session !== p.pid, "the daemon left the process's session");
   await p.stop();
   equal((await gone(mark)).length, 0);
 });
@@ -779,3 +785,38 @@ test("BashSession.spawn() with redact keeps secrets out of the full log, split o
   );
   match(log, /done\n$/);
 });
+
+test(
+  "BackgroundProcess.read() tty: no read shows part of an escape sequence, split between reads or cut by maxBytes",
+  async () => {
+    await using s = new BashSession();
+    const split = await s.spawn(
+      "printf 'A\\033[3'; sleep 1; printf '1mRED\\033[0m\\n'; sleep 30",
+      { tty: true },
+    );
+    const first = await split.read({ until: "A", waitMs: 10_000 });
+    equal(first.text.replace(/\n/g, ""), "A");
+    const second = await split.read({ until: "RED", waitMs: 10_000 });
+    equal(second.text.trim(), "RED");
+    await split.stop({ graceMs: 200 });
+    for (const maxBytes of [10, 12, 14, 16, 18, 20, 22]) {
+      const cut = await s.spawn(
+        "printf 'AAAA\\033[38;5;196mRED\\033[0m\\n'; printf '\\033P+q544e\\033\\\\ok\\033OA\\n'; echo end",
+        { tty: true },
+      );
+      await cut.wait();
+      const r = await cut.read({ maxBytes });
+      ok(
+        !/[;\[]\d|\d+m|q544e/.test(r.text),
+        `maxBytes ${maxBytes}: ${JSON.stringify(r.text)}`,
+      );
+    }
+    const whole = await s.spawn(
+      "printf '\\033P+q544e\\033\\\\ok\\033OA\\n'; echo end",
+      { tty: true },
+    );
+    await whole.wait();
+    equal((await whole.read()).text.replace(/\n/g, "|"), "ok|end|");
+  },
+  { skip: noTty },
+);
