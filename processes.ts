@@ -49,7 +49,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Launch, transportLauncher } from "./_launch.ts";
 import { type Capture, CaptureBuffer } from "./_capture.ts";
-import { escalation } from "./_deadline.ts";
+import { checkDuration, escalation } from "./_deadline.ts";
 import {
   addExitSweep,
   delay,
@@ -92,7 +92,12 @@ export interface SpawnProcessOptions {
 export interface ReadOptions {
   /** Wait up to this many milliseconds for output (default 0: return at once). */
   waitMs?: number;
-  /** Return as soon as the new output matches (a string is searched literally). */
+  /**
+   * Return as soon as the new output matches (a string is searched
+   * literally). Each check looks at what arrived since the last one, from the
+   * start of a line up to 64 KiB before it, so a chatty process costs no
+   * rescans of everything unread.
+   */
   until?: RegExp | string;
   /** Return at most the last this many bytes of new output (default 64 KiB). */
   maxBytes?: number;
@@ -264,6 +269,9 @@ export function sanitizeTerminalText(text: string): string {
     // deno-lint-ignore no-control-regex
     .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "");
 }
+
+/** How far back of the newest output `read({ until })` looks again. */
+const UNTIL_WINDOW_BYTES = 64 * 1024;
 
 /** Longest escape sequence this looks back for (a long OSC title is dropped whole). */
 const SEQUENCE_LOOKBACK = 256;
@@ -860,14 +868,24 @@ export class BackgroundProcess {
     wakers.forEach((w) => w());
   }
 
-  #pendingText(): string {
-    const all = new Uint8Array(this.#pendingBytes);
+  /** The pending output from byte `from` on (at a character's start). */
+  #pendingText(from = 0): string {
+    const all = new Uint8Array(Math.max(0, this.#pendingBytes - from));
+    let skip = from;
     let at = 0;
     for (const c of this.#pending) {
-      all.set(c, at);
-      at += c.length;
+      if (skip >= c.length) {
+        skip -= c.length;
+        continue;
+      }
+      const part = skip > 0 ? c.subarray(skip) : c;
+      skip = 0;
+      all.set(part, at);
+      at += part.length;
     }
-    return new TextDecoder().decode(all);
+    let start = 0;
+    while (start < all.length && (all[start] & 0xc0) === 0x80) start++;
+    return new TextDecoder().decode(all.subarray(start));
   }
 
   /**
@@ -875,12 +893,7 @@ export class BackgroundProcess {
    * for any output, without `until`), or for the process to end.
    */
   async read(options: ReadOptions = {}): Promise<ProcessOutput> {
-    const waitMs = options.waitMs ?? 0;
-    if (typeof waitMs !== "number" || !(waitMs >= 0)) {
-      throw new RangeError(
-        `Expected waitMs to be a non-negative number, got ${String(waitMs)}`,
-      );
-    }
+    const waitMs = checkDuration("waitMs", options.waitMs ?? 0, true);
     const maxBytes = options.maxBytes ?? DEFAULT_READ_BYTES;
     if (!Number.isInteger(maxBytes) || maxBytes < 1) {
       throw new RangeError(
@@ -890,11 +903,16 @@ export class BackgroundProcess {
       );
     }
     const until = options.until;
+    // What the last check looked at: the next one starts a window before.
+    let checked = 0;
     const matches = (): boolean => {
       if (until === undefined) return this.#pendingBytes > 0;
-      const text = this.tty
-        ? sanitizeTerminalText(this.#pendingText())
-        : this.#pendingText();
+      if (checked > this.#pendingBytes) checked = 0; // the front was dropped
+      const from = Math.max(0, checked - UNTIL_WINDOW_BYTES);
+      checked = this.#pendingBytes;
+      let raw = this.#pendingText(from);
+      if (from > 0) raw = raw.slice(raw.indexOf("\n") + 1);
+      const text = this.tty ? sanitizeTerminalText(raw) : raw;
       if (typeof until === "string") return text.includes(until);
       until.lastIndex = 0;
       return until.test(text);
@@ -1147,12 +1165,11 @@ export class BackgroundProcess {
    * Resolves with how it ended; the log file stays until the session closes.
    */
   async stop(options: StopOptions = {}): Promise<ProcessStatus> {
-    const grace = options.graceMs ?? DEFAULT_STOP_GRACE_MS;
-    if (typeof grace !== "number" || !(grace >= 0)) {
-      throw new RangeError(
-        `Expected graceMs to be a non-negative number, got ${String(grace)}`,
-      );
-    }
+    const grace = checkDuration(
+      "graceMs",
+      options.graceMs ?? DEFAULT_STOP_GRACE_MS,
+      true,
+    );
     if (this.running && grace > 0) {
       await this.#signalAll("SIGINT");
       let waited = 0;

@@ -451,8 +451,13 @@ test("BashSession.spawn() checks its options", async () => {
   await rejects(s.spawn(""), TypeError);
   await rejects(s.spawn("true", { cols: 1 }), RangeError);
   await rejects(s.spawn("true", { env: { "A B": "x" } }), TypeError);
+  await rejects(s.spawn("true", { redact: "x" as never }), TypeError);
   const p = await s.spawn("sleep 30");
   await rejects(p.signal("TERM"), TypeError);
+  for (const bad of [-1, NaN, Infinity, 2 ** 31, "5" as never]) {
+    await rejects(p.read({ waitMs: bad }), RangeError, `waitMs ${bad}`);
+    await rejects(p.stop({ graceMs: bad }), RangeError, `graceMs ${bad}`);
+  }
   await p.signal("SIGHUP");
   equal((await p.wait()).signal, "SIGHUP");
 });
@@ -820,3 +825,20 @@ test(
   },
   { skip: noTty },
 );
+
+test("BackgroundProcess.read() until matches across chunks and after much output", async () => {
+  await using s = new BashSession();
+  const split = await s.spawn(
+    "printf 'REA'; sleep 0.3; printf 'DY\\n'; sleep 30",
+  );
+  const a = await split.read({ until: "READY", waitMs: 10_000 });
+  ok(a.matched, JSON.stringify(a.text));
+  await split.stop({ graceMs: 200 });
+  const chatty = await s.spawn(
+    "for i in $(seq 30000); do echo \"line $i\"; done; sleep 0.2; echo 'READY 42'; sleep 30",
+  );
+  const b = await chatty.read({ until: /^READY (\d+)$/m, waitMs: 20_000 });
+  ok(b.matched, b.text.slice(-200));
+  match(b.text, /READY 42\n$/);
+  await chatty.stop({ graceMs: 200 });
+});
