@@ -1218,6 +1218,14 @@ export class BashTool {
       }
       command = `(${name} ${target!.id}) ${i.text}`;
     } else {
+      if (
+        name === "process_read" && i.screen !== undefined &&
+        typeof i.screen !== "boolean"
+      ) {
+        return fail(
+          `Expected screen to be true or false, got ${describeInput(i.screen)}`,
+        );
+      }
       command = `(${name}${target ? " " + target.id : ""})`;
     }
     const started = performance.now();

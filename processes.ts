@@ -472,6 +472,13 @@ export class ProcessTable {
     return proc;
   }
 
+  /** Forgets a process that ended and removes its files (no one holds it). */
+  async forget(proc: BackgroundProcess): Promise<void> {
+    if (this.#procs.get(proc.id) !== proc || proc.running) return;
+    this.#procs.delete(proc.id);
+    await proc.dispose();
+  }
+
   /** Stops every process and removes its files (restart, close). */
   async disposeAll(): Promise<void> {
     const procs = this.list();
@@ -988,7 +995,11 @@ export class BackgroundProcess {
     const term = this.#term;
     if (term === null) {
       throw new Error(
-        `No terminal emulator for ${this.id}: ${messageOf(this.#termError)}`,
+        this.#termError === null
+          ? `The terminal of ${this.id} is gone: its session was restarted or closed`
+          : `No terminal emulator for ${this.id}: ${
+            messageOf(this.#termError)
+          }`,
       );
     }
     await new Promise<void>((r) => term.write("", r));

@@ -1028,6 +1028,9 @@ export class BashSession {
     const status = proc.status;
     const output = proc.output();
     await proc.read({ maxBytes: 1 }); // what the result holds is read
+    // Ended in time: the result holds all of it, so the process is not kept
+    // in processes() (nor its log on disk).
+    if (status !== null) await this.#processTable?.forget(proc);
     return {
       output,
       exitCode: status?.exitCode ?? null,

@@ -516,6 +516,15 @@ test("BashTool.handle() process_start/read/write/list/stop drive a background pr
   });
   equal(bad.is_error, true);
   match(String(bad.content), /Expected the id of a process \(p1\)/);
+  for (const screen of ["yes", 1, null]) {
+    const r = await tool.handle({
+      id: "h",
+      name: "process_read",
+      input: { id: "p1", screen },
+    });
+    equal(r.is_error, true, String(screen));
+    match(String(r.content), /Expected screen to be true or false/);
+  }
   const starts = audit.filter((r) => r.event === "start").map((r) => r.command);
   ok(starts.some((c) => c.includes("while read l")));
   ok(starts.includes("(process_stop p1)"));
@@ -606,7 +615,9 @@ test('BashSession.run() with onTimeout: "background" returns the process still r
   ok(p.running);
   ok((await started(mark)).length > 0, "the command was not killed");
   equal((await p.read({ until: "built", waitMs: 10_000 })).text, "built\n");
-  equal(s.processes()[1], p);
+  // (The quick run, ended in time, is not kept.)
+  equal(s.processes().length, 1);
+  equal(s.processes()[0], p);
   await s.close();
   equal((await gone(mark)).length, 0);
   await rejects(
@@ -762,6 +773,8 @@ test('BashSession.run() with onTimeout: "background" gives the command stdin at 
     equal(r.timedOut, false, reader);
     equal(r.output.text, "after-read\n", reader);
   }
+  // Runs that ended in time are not kept as processes.
+  equal(s.processes().length, 0);
 });
 
 test("BashSession.spawn() with redact keeps secrets out of the full log, split or not", async () => {
