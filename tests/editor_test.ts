@@ -12,7 +12,6 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
@@ -31,6 +30,7 @@ import { Policy } from "../policy.ts";
 import { redactSecrets } from "../redact.ts";
 import { BashSession } from "../session.ts";
 import { test } from "./_harness.ts";
+import { startSshd } from "./_sshd.ts";
 
 const NAME = TEXT_EDITOR_TOOL.name;
 const hasFlock = (await exec("command -v flock")).exitCode === 0;
@@ -1571,86 +1571,6 @@ test(
   },
   { skip: noBwrap },
 );
-
-/** A free TCP port on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts an OpenSSH server on loopback with its own keys (as transport_test.ts does), or says why not. */
-async function startSshd(): Promise<
-  { argv: string[]; stop: () => Promise<void> } | string
-> {
-  const check = await exec(
-    '[ "$(id -u)" = 0 ] || { echo "not root"; exit; }; for t in /usr/sbin/sshd ssh ssh-keygen; do command -v $t >/dev/null || { echo "missing $t"; exit; }; done; echo ok',
-  );
-  if (check.stdout.text !== "ok\n") {
-    return `an OpenSSH server cannot run here (${check.stdout.text.trim()})`;
-  }
-  const dir = mkdtempSync(join(tmpdir(), "bashbox-sshd-"));
-  const port = await freePort();
-  const config = [
-    `Port ${port}`,
-    "ListenAddress 127.0.0.1",
-    `HostKey ${dir}/host_key`,
-    `PidFile ${dir}/sshd.pid`,
-    `AuthorizedKeysFile ${dir}/authorized_keys`,
-    "PermitRootLogin prohibit-password",
-    "PasswordAuthentication no",
-    "KbdInteractiveAuthentication no",
-    "UsePAM no",
-    "StrictModes no",
-  ].join("\n");
-  const setup = await exec(
-    `set -e
-     mkdir -p /run/sshd
-     ssh-keygen -q -t ed25519 -N '' -f host_key
-     ssh-keygen -q -t ed25519 -N '' -f user_key
-     cp user_key.pub authorized_keys
-     printf '%s\\n' "$CONFIG" > sshd_config
-     /usr/sbin/sshd -f "$PWD/sshd_config" -E "$PWD/sshd.log"
-     for i in $(seq 100); do [ -s sshd.pid ] && break; sleep 0.05; done
-     [ -s sshd.pid ]`,
-    { cwd: dir, env: { CONFIG: config }, timeoutMs: 30_000 },
-  );
-  if (setup.exitCode !== 0) {
-    rmSync(dir, { recursive: true, force: true });
-    return `sshd did not start: ${
-      setup.stderr.text.trim() || setup.stdout.text.trim()
-    }`;
-  }
-  return {
-    argv: [
-      "ssh",
-      "-T",
-      "-i",
-      join(dir, "user_key"),
-      "-p",
-      String(port),
-      "-o",
-      "StrictHostKeyChecking=no",
-      "-o",
-      "UserKnownHostsFile=/dev/null",
-      "-o",
-      "BatchMode=yes",
-      "-o",
-      "LogLevel=ERROR",
-      "root@127.0.0.1",
-    ],
-    stop: async () => {
-      await exec(`kill $(cat "${dir}/sshd.pid") 2>/dev/null; true`);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 const sshd = await startSshd();
 const noSsh = typeof sshd === "string" ? sshd : false;
