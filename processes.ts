@@ -691,9 +691,7 @@ export class BackgroundProcess {
       } else if (launch.kind === "sandbox") {
         // A fresh bwrap with the session's options; its info fd is not read.
         argv = [
-          bash,
-          "--noprofile",
-          "--norc",
+          ...inner,
           "-c",
           'exec 3>/dev/null; exec "$@"',
           "bashbox-sandbox",
@@ -705,9 +703,7 @@ export class BackgroundProcess {
         // must be bash for the quoting and so that no other shell stays in
         // between, to change what Ctrl-C does to the exit status.)
         argv = [
-          bash,
-          "--noprofile",
-          "--norc",
+          ...inner,
           "-c",
           'SHELL=$1 exec "$0" -qfec "exec $(printf "%q " "$1" --noprofile --norc "$2")" /dev/null',
           init.helper.program,
@@ -716,9 +712,7 @@ export class BackgroundProcess {
         ];
       } else if (init.helper?.kind === "python") {
         argv = [
-          bash,
-          "--noprofile",
-          "--norc",
+          ...inner,
           "-c",
           'exec "$0" -I "$@"',
           init.helper.program,
