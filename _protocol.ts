@@ -4,12 +4,14 @@
  * init script, the per-call lines, the sentinel needle and the trailer. The
  * printf format that writes a frame, the needle the host looks for and the
  * parser of the trailer are defined here together, so they cannot drift.
- * Pure: strings in, strings out (no runtime APIs).
+ * Pure: strings in, strings out (no runtime APIs; the parser is pure too).
  *
  * Internal module.
  *
  * @module
  */
+
+import { parse } from "./parse.ts";
 
 const encoder = new TextEncoder();
 
@@ -127,7 +129,36 @@ export function initScript(options: InitOptions): string {
   // that fails (a descriptor the command closed, a variable it made
   // read-only) ends the shell at once: the result says restarted, and
   // nothing is left to run twice.
-  const take = '__bbp(){ builtin printf -v __bbc %s "$1"||builtin exit 113; }';
+  //
+  // The command line is then parsed by bash's own parser at the top level,
+  // as at a prompt (\`set -x\` shows \`+ echo hi\`, not the \`++\` of an
+  // eval), through an alias (__bbC) set to it in a group: a group, so that
+  // the framing's descriptors are closed for it; an alias, so that no byte
+  // of it is read from the input (text that leaves a quote open cannot eat
+  // the frame). A command goes this way only when it parses as a complete
+  // body: by the host's parser first (a command whose braces do not balance
+  // could close the check's wrapper and run in it), then by bash's own,
+  // nested two functions deep so that nothing of it runs. One that does not
+  // is checked by \`bash -n\` in a child: a syntax error is shown as
+  // \`bash -c\` words it (lines counted from the command's first line) and
+  // nothing runs (status 2). Anything else is run by eval: aliases defined
+  // and used within one command (bash applies them line by line) and
+  // here-documents (bash reads their bodies from its input, never from an
+  // alias).
+  const take =
+    `__bbp(){ builtin printf -v __bbc %s "$1"||builtin exit 113;if [[ -z $2 && $__bbc != *alias* ]]&&builtin eval "__bbk(){ __bbl(){
+$__bbc
+}
+}" 2>/dev/null;then builtin unset -f __bbk;if [[ $__bbc =~ $__bbO ]];then builtin alias __bbC='command eval "$__bbc"';else builtin alias __bbC="{
+$__bbc
+}";fi;else __bby;fi; }`;
+  // (A check that ended inside an open quote leaves bash's parser unable to
+  // expand an alias on the next line it reads, unless another eval runs
+  // first: hence the empty one.)
+  const fallback =
+    `__bby(){ builtin eval '';builtin alias __bbC='command eval "$__bbc"';[[ $__bbc != *alias* ]]||builtin return 0;__bbY=$(BASH_ENV= ENV= builtin exec -a bash "$__bbB" --noprofile --norc -n 2>&1 <<<"$__bbc")&&builtin return 0;builtin alias __bbC=__bbN; }`;
+  const syntaxError =
+    `__bbN(){ builtin printf '%s\\n' "$__bbY" >&2;builtin return 2; }`;
   // Should stdout lead into a pipe that is not the session's (\`exec >
   // >(tee log)\`), what the command printed reaches the host through that
   // relay, after the frame: the trailer says so (flag r) and the host keeps
@@ -153,7 +184,7 @@ export function initScript(options: InitOptions): string {
   // (__bbD). In posix mode \`trap -p ERR\` names an unset trap \`-\`.
   const errexit = [
     `__bbe(){ case $1 in "trap -- - ERR"|"trap -- '__bbT' ERR")__bbU=;;*)__bbU=$1;;esac;[[ -z $__bbU && $- != *e* ]]||{ builtin trap __bbT ERR;__bbW=1; }; }`,
-    `__bbT(){ if [[ $BASH_COMMAND == 'command eval "$__bbc"'* || -n $__bbI || $? == 130 ]];then [[ $- != *e* ]]||{ builtin set +e;__bbK=1; };elif [[ -n $__bbU ]];then builtin local __bbH="\${__bbU#trap -- }";__bbH=\${__bbH% ERR};builtin eval "__bbH=$__bbH";builtin eval "$__bbH";fi; }`,
+    `__bbT(){ if [[ $BASH_COMMAND == 'command eval "$__bbc"'* || $BASH_COMMAND == __bbN || -n $__bbI || $? == 130 ]];then [[ $- != *e* ]]||{ builtin set +e;__bbK=1; };elif [[ -n $__bbU ]];then builtin local __bbH="\${__bbU#trap -- }";__bbH=\${__bbH% ERR};builtin eval "__bbH=$__bbH";builtin eval "$__bbH";fi; }`,
     `__bbw(){ __bbW=;if [[ $1 == "trap -- '__bbT' ERR" ]];then if [[ -n $__bbU ]];then builtin eval "$__bbU";else __bbD=1;fi;fi; }`,
   ];
   // (Traps are read at the top level: a function does not see the ERR trap.)
@@ -165,9 +196,8 @@ export function initScript(options: InitOptions): string {
   // written there is lost), and the eval gets the command's stderr back
   // from fd ${TRACE_SAVE_FD} (closed again for the command itself). Without
   // xtrace only the frame is wrapped, in case the command turns it on.
-  const evalQuiet =
-    `command eval "$__bbc" 2>&${TRACE_SAVE_FD} ${TRACE_SAVE_FD}>&-${closed}`;
-  const evalPlain = `command eval "$__bbc"${closed}`;
+  const evalQuiet = `__bbC 2>&${TRACE_SAVE_FD} ${TRACE_SAVE_FD}>&-${closed}`;
+  const evalPlain = `__bbC${closed}`;
   const run = (evaluate: string) =>
     `if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi`;
   const runTraps = (evaluate: string) =>
@@ -205,7 +235,7 @@ export function initScript(options: InitOptions): string {
     // it first (and leave extdebug as the user had it). The normal path
     // pays nothing for this.
     // (Inverted twice, so that under errexit the skip is not a failure.)
-    "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTwzZnjg]* || ${FUNCNAME[1]} == __bb[pfsuigvTwzZnjg] ]]; }",
+    "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTwzZnjgyN]* || ${FUNCNAME[1]} == __bb[pfsuigvTwzZnjgyN] ]]; }",
     "__bbs(){ builtin return $1; }",
     `__bbu(){ __bbI=;[[ -n $__bbG ]]||builtin shopt -u extdebug;${take};${frameEnd};if [[ -n $__bbM ]];then builtin trap __bbg DEBUG;else builtin trap - DEBUG;fi; }`,
     '__bbi(){ __bbI=1;[[ -z $__bbJ ]]||__bbj;__bbG=;[[ $BASHOPTS != *extdebug* ]]||__bbG=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbp(){ __bbu;__bbp "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "builtin break 1000 2>/dev/null;! __bbd" DEBUG; }',
@@ -221,9 +251,11 @@ export function initScript(options: InitOptions): string {
     "history -c",
     "unset MAILCHECK",
     'export LANG="${LANG:-C.UTF-8}"',
-    "BASH_ARGV0=bash __bbR= __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD= __bbG= __bbJ= __bbM=",
+    "BASH_ARGV0=bash __bbB=$BASH __bbY= __bbO='(^|[^<])<<([^<]|$)' __bbR= __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD= __bbG= __bbJ= __bbM=",
     ...errexit,
     take,
+    fallback,
+    syntaxError,
     frameMode,
     frameEnd,
     // The per-call line stays short (bash reads it one byte at a time): the
@@ -231,6 +263,8 @@ export function initScript(options: InitOptions): string {
     // function of the same name still ends the command.
     // (The function first: once the alias exists, the name would expand.)
     ...runners.map(([name, body]) => `${name}(){ ${body}; }`),
+    // (Where aliases are off, the runners' functions call this one.)
+    `__bbC(){ command eval "$__bbc"; }`,
     ...Object.entries(FRAME_ALIASES).map(([name, body]) =>
       `${name}(){ ${body} "$1"; }`
     ),
@@ -273,7 +307,8 @@ export interface CallMode {
  * line's (the command gets its stderr back from {@linkcode TRACE_SAVE_FD}).
  */
 export function callLines(command: string, id: string, mode: CallMode): string {
-  const take = `__bbp ${ansiC(command)}`;
+  // (A second word tells bash the host's parser refused the command.)
+  const take = `__bbp ${ansiC(command)}${parses(command) ? "" : " 1"}`;
   const alias = `__bb${mode.careful ? "X" : "E"}${mode.xtrace ? "x" : ""}`;
   // A command that may change the INT trap is followed by __bbn, which
   // puts the framing's handler back (keeping the user's to run first).
@@ -288,13 +323,25 @@ export function callLines(command: string, id: string, mode: CallMode): string {
   const unshadow = DEFINES_BUILTIN_OR_COMMAND.test(command)
     ? ";{ builtin unset -f builtin command;command unset -f builtin command;unset -f builtin command;} >/dev/null 2>&1"
     : "";
+  // (The command is taken on a line of its own: the alias it sets applies
+  // from the next line bash reads.)
   const line = mode.xtrace
-    ? `{ ${take};${alias}${unshadow}${rearm};} ${TRACE_SAVE_FD}>&2 2>&-\n`
-    : `${take};${alias}${unshadow}${rearm}\n`;
+    ? `{ ${take};} 2>&-\n{ ${alias}${unshadow}${rearm};} ${TRACE_SAVE_FD}>&2 2>&-\n`
+    : `${take}\n${alias}${unshadow}${rearm}\n`;
   const frame = `{ __bb${mode.careful ? "Z" : "z"} ${id};} 2>&-\n`;
   // (The empty line puts bash's parser back in command position: after a
   // command line that ended inside an open quote, \`{\` would read as a word.)
   return `${line}\n${frame}`;
+}
+
+/** The host's parser reads the command as a complete script. */
+function parses(command: string): boolean {
+  try {
+    parse(command);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -67,19 +67,21 @@ test("ansiC() gives bash back every string as it was", async () => {
   }
 });
 
-test("callLines() keeps the command in one quoted word on the first line and the id on the second", () => {
+test("callLines() keeps the command in one quoted word on the first line and the id on the last", () => {
   const id = randomId();
   for (const command of variants(200, 11)) {
     for (const careful of [false, true]) {
       for (const xtrace of [false, true]) {
         const text = callLines(command, id, { careful, xtrace });
         const lines = text.split("\n");
-        equal(lines.length, 4, JSON.stringify(command));
-        equal(lines[1], "");
-        equal(lines[3], "");
+        equal(lines.length, 5, JSON.stringify(command));
+        equal(lines[2], "");
+        equal(lines[4], "");
         ok(!lines[0].includes(id), "the id is not in the command's line");
-        ok(lines[2].includes(id));
+        ok(!lines[1].includes(id), "the id is not in the runner's line");
+        ok(lines[3].includes(id));
         ok(lines[0].includes(ansiC(command)));
+        ok(!lines[1].includes(ansiC(command)), "the command is taken once");
       }
     }
   }
