@@ -146,17 +146,18 @@ export function initScript(options: InitOptions): string {
   // here-documents (bash reads their bodies from its input, never from an
   // alias).
   const take =
-    `__bbp(){ builtin printf -v __bbc %s "$1"||builtin exit 113;if [[ -z $2 && $__bbc != *alias* ]]&&builtin eval "__bbk(){ __bbl(){
+    `__bbp(){ builtin printf -v __bbc %s "$1"||builtin exit 113;if [[ -z \${2-} && $__bbc != *alias* ]]&&builtin eval "__bbk(){ __bbl(){
 $__bbc
 }
-}" 2>/dev/null;then builtin unset -f __bbk;if [[ $__bbc =~ $__bbO ]];then builtin alias __bbC='command eval "$__bbc"';else builtin alias __bbC="{
+}" 2>/dev/null;then builtin unset -f __bbk;if [[ $__bbc == *'<<'* && $__bbc =~ $__bbO ]];then builtin alias __bbC='command eval "$__bbc"';else builtin alias __bbC="{
 $__bbc
 }";fi;else __bby;fi; }`;
-  // (A check that ended inside an open quote leaves bash's parser unable to
+  // (\`bash -n\` exits 0 after some syntax errors in \`[[ ]]\`: its
+  // message tells. A check that ended inside an open quote leaves bash's parser unable to
   // expand an alias on the next line it reads, unless another eval runs
   // first: hence the empty one.)
   const fallback =
-    `__bby(){ builtin eval '';builtin alias __bbC='command eval "$__bbc"';[[ $__bbc != *alias* ]]||builtin return 0;__bbY=$(BASH_ENV= ENV= builtin exec -a bash "$__bbB" --noprofile --norc -n 2>&1 <<<"$__bbc")&&builtin return 0;builtin alias __bbC=__bbN; }`;
+    `__bby(){ builtin eval '';builtin alias __bbC='command eval "$__bbc"';[[ $__bbc != *alias* ]]||builtin return 0;__bbY=$(BASH_ENV= ENV= builtin exec -a bash "$__bbB" --noprofile --norc -n 2>&1 <<<"$__bbc")&&[[ $__bbY != *'syntax error'* ]]&&builtin return 0;builtin alias __bbC=__bbN; }`;
   const syntaxError =
     `__bbN(){ builtin printf '%s\\n' "$__bbY" >&2;builtin return 2; }`;
   // Should stdout lead into a pipe that is not the session's (\`exec >
@@ -346,11 +347,17 @@ function parses(command: string): boolean {
 
 /**
  * A command that may touch traps or shell options (and so should take the
- * careful path from now on).
+ * careful path from now on): one that names \`trap\`, \`set\`, \`shopt\`,
+ * \`eval\` or \`source\` as a word, runs \`.\`, or names errexit or the
+ * option variables. (A dot in a file name or "set" inside a word is not
+ * one: the careful path costs a fork a call.)
  */
 export function mayTouchTraps(command: string): boolean {
-  return /trap|set|shopt|errexit|BASHOPTS|SHELLOPTS|source|\./.test(command);
+  return TOUCHES_TRAPS.test(command);
 }
+
+const TOUCHES_TRAPS =
+  /\b(?:trap|set|shopt|eval|source)\b|errexit|BASHOPTS|SHELLOPTS|(?:^|[\s;&|(){}`])\.(?:\s|$)/;
 
 /** A definition of a function named `builtin` or `command`. */
 const DEFINES_BUILTIN_OR_COMMAND =

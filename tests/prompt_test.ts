@@ -3,6 +3,9 @@
 // see at an interactive bash prompt, never bashbox's machinery. Each rule is
 // checked over generated variants.
 import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { BashSession, exec } from "../mod.ts";
 import { test } from "./_harness.ts";
 
@@ -80,10 +83,15 @@ test("BashSession.run() reports bash's errors as a prompt does", async () => {
       "exec /nonexistent/prog",
       /^bash: \/nonexistent\/prog: No such file or directory\n$/,
     ],
-    // (A syntax error names eval: the command line is parsed by eval.)
+    // A syntax error reads as \`bash -c\` words it, its line counted from
+    // the command's first line.
     [
       "if true; then",
-      /^bash: (eval: )?(line \d+: )?syntax error: unexpected end of file\n$/,
+      /^bash: line 2: syntax error: unexpected end of file\n$/,
+    ],
+    [
+      "if then",
+      /^bash: line 1: syntax error near unexpected token `then'\nbash: line 1: `if then'\n$/,
     ],
   ];
   for (let round = 0; round < 3; round++) {
@@ -137,17 +145,17 @@ test("BashSession.run() under set -x traces the command and nothing of the frami
     ) {
       const first = await trace(`${on}; echo hi`);
       ok(!first.includes("__bb"), first);
-      match(first, /^\++ echo hi$/m);
+      // Exactly as at a prompt: one level of \`+\`, as bash's own parser
+      // reads the command line (not the two levels of an eval).
+      match(first, /^\+ echo hi$/m);
+      ok(!/^\+\+/m.test(first), first);
       // xtrace stays on: later calls show their own commands only.
       for (const command of ["echo two", "true", "x=1", "false"]) {
         const out = await trace(command);
         ok(!out.includes("__bb"), `${on} / ${command}: ${out}`);
         const traced = out.split("\n").filter((l) => l.startsWith("+"));
         equal(traced.length, 1, `${on} / ${command}: ${out}`);
-        match(
-          traced[0],
-          new RegExp(`^\\++ ${command.replace(/[+]/g, "\\+")}$`),
-        );
+        equal(traced[0], `+ ${command}`);
       }
       const off = await trace("set +x");
       ok(!off.includes("__bb"), off);
@@ -156,7 +164,21 @@ test("BashSession.run() under set -x traces the command and nothing of the frami
     // A PS4 of the user's own is used for the user's commands.
     const custom = await trace("PS4='>> '; set -x; echo mine; set +x");
     ok(!custom.includes("__bb"), custom);
-    match(custom, /^>+> echo mine$/m);
+    match(custom, /^>> echo mine$/m);
+    // Nesting shows as it does at a prompt: one more level per command
+    // substitution, eval or subshell, counted from one.
+    const nested = await trace(
+      "PS4='+ '; set -x; echo \"$(echo sub)\"; eval 'echo ev'; set +x",
+    );
+    ok(!nested.includes("__bb"), nested);
+    const levels = nested.split("\n").filter((l) => l.startsWith("+"));
+    deepEqual(levels, [
+      "++ echo sub",
+      "+ echo sub",
+      "+ eval 'echo ev'",
+      "++ echo ev",
+      "+ set +x",
+    ]);
     // errexit and an ERR trap together with xtrace: still nothing of ours.
     const careful = await trace(
       "trap 'echo trapped' ERR; set -x; false; set +x; trap - ERR",
@@ -350,5 +372,133 @@ test("BashSession.run() shows a command's output in its own result when stdout g
     }
     await s.close();
     await exec(["bash", "-c", 'rm -r -- "$0"', dir]);
+  }
+});
+
+test("BashSession.run() answers a syntax error of any kind at once, as bash -c words it, running none of it", async () => {
+  await using s = new BashSession({ timeoutMs: 10_000 });
+  await s.run("cd /tmp; KEEP=kept; false");
+  // Every way a command line can be left open or closed too often: quotes
+  // and expansions left open (as a word or as the line), compound
+  // commands left open, operators with nothing after them, and closers
+  // with nothing to close.
+  const wordOpens = ["'", '"', "`", "$(", "${", "$((", "$'", "("];
+  const lineOpens = [
+    ...wordOpens,
+    "{",
+    "if true; then",
+    "for i in 1; do",
+    "while false; do",
+    "case x in",
+    "f() {",
+    "[[ -n x",
+  ];
+  const closes = ["fi", "done", "esac", "}", ")", "then", "do", ";;", "else"];
+  const broken = [
+    ...wordOpens.map((o) => `echo ${o}`),
+    ...lineOpens.map((o) => `${o} echo`),
+    ...["|", "&&", "||"].map((op) => `echo a ${op}`),
+    ...closes.map((c) => `echo a; ${c}`),
+    ...closes.map((c) => `${c} echo`),
+  ];
+  for (const [i, body] of broken.entries()) {
+    // On the first line, or after lines that would run if they were read.
+    for (const lead of ["", "echo RAN_A\n", "echo RAN_B\necho RAN_C\n"]) {
+      const command = `${lead}${body}`;
+      const r = await s.run(command);
+      const where = `${JSON.stringify(command)} (${i}): ${r.output.text}`;
+      equal(r.timedOut, false, where);
+      equal(r.restarted, false, where);
+      equal(r.exitCode, 2, where);
+      // bash's message, with the line counted in the command itself.
+      // (bash names no line for an error inside \`[[ ]]\`.)
+      match(
+        r.output.text,
+        /^bash: (line \d+: )?(syntax error|unexpected EOF)/,
+        where,
+      );
+      const line = /^bash: line (\d+): /.exec(r.output.text)?.[1];
+      ok(line === undefined || Number(line) >= lead.split("\n").length, where);
+      ok(!/eval|__bb|\/dev\/fd/.test(r.output.text), where);
+      ok(!r.output.text.includes("RAN_"), "nothing of it ran: " + where);
+      // $? is bash's status for a syntax error; the state is kept.
+      equal((await s.run('echo "$? $KEEP $PWD"')).output.text, "2 kept /tmp\n");
+    }
+  }
+  // The same error twice reads the same (no numbers growing per call).
+  const once = (await s.run("if then")).output.text;
+  equal((await s.run("if then")).output.text, once);
+});
+
+test("BashSession.run() runs every command line once, by bash's own parser", async () => {
+  await using s = new BashSession();
+  await s.run("n=0");
+  const bodies = [
+    "n=$((n+1))",
+    "{ n=$((n+1)); }",
+    "if true; then n=$((n+1)); fi",
+    "for i in 1; do n=$((n+1)); done",
+    "case x in x) n=$((n+1));; esac",
+    "f() { n=$((n+1)); }; f",
+    "[[ -n x ]] && n=$((n+1))",
+    "false || n=$((n+1))",
+    "echo '}' >/dev/null; n=$((n+1))",
+    'echo "fi done esac" >/dev/null; n=$((n+1))',
+    "n=$((n+1)) # a comment } fi",
+    "cat >/dev/null <<EOF\n}\nfi\nEOF\nn=$((n+1))",
+    "cat >/dev/null <<-'EOF'\n\t$(nope)\n\tEOF\nn=$((n+1))",
+    "x=$(cat <<<'}') && n=$((n+1))",
+    "echo a \\\n  b >/dev/null; n=$((n+1))",
+    "n=$((n+1))\n",
+    "\n\nn=$((n+1))",
+  ];
+  let expected = 0;
+  for (const body of bodies) {
+    for (const xtrace of [false, true]) {
+      expected++;
+      const r = await s.run(xtrace ? `set -x\n${body}\nset +x` : body);
+      equal(r.exitCode, 0, `${JSON.stringify(body)}: ${r.output.text}`);
+      const count = await s.run('echo "$n"');
+      equal(count.output.text, `${expected}\n`, JSON.stringify(body));
+    }
+  }
+  // An alias defined and used in one command line applies from its next
+  // line on, as at a prompt; across calls, too.
+  const alias = await s.run(
+    "shopt -s expand_aliases; alias zz_say='echo said'\nzz_say one",
+  );
+  equal(alias.output.text, "said one\n");
+  equal((await s.run("zz_say two")).output.text, "said two\n");
+  // Here-documents read their bodies, under xtrace too.
+  const here = await s.run("cat <<EOF\nline $((1+1))\nEOF");
+  equal(here.output.text, "line 2\n");
+  const traced = await s.run("set -x; cat <<'EOF'\nquoted $x\nEOF\nset +x");
+  match(traced.output.text, /^quoted \$x$/m);
+  ok(!traced.output.text.includes("__bb"), traced.output.text);
+});
+
+test("BashSession.run(): a command whose braces close too often runs nothing of its rest", async () => {
+  // A command that closes more than it opens could, if checked inside a
+  // wrapper, close the wrapper and run its rest there: it is refused as
+  // a syntax error before bash reads any of it.
+  await using s = new BashSession({ timeoutMs: 10_000 });
+  const dir = mkdtempSync(join(tmpdir(), "bashbox-prompt-"));
+  try {
+    const closers = ["}", ")", "fi", "done", "esac"];
+    let k = 0;
+    for (let depth = 1; depth <= 3; depth++) {
+      for (const closer of closers) {
+        const marker = `${dir}/ran_${k++}`;
+        const command = `echo a\n${
+          Array(depth).fill(closer).join("\n")
+        }\ntouch ${marker}\nf() { g() { :`;
+        const r = await s.run(command);
+        equal(r.restarted, false, command);
+        equal(r.exitCode, 2, `${command}: ${r.output.text}`);
+        equal(existsSync(marker), false, command);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true });
   }
 });

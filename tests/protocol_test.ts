@@ -5,6 +5,7 @@ import {
   ansiC,
   callLines,
   initScript,
+  mayTouchTraps,
   needle,
   parseTrailer,
   randomId,
@@ -145,4 +146,37 @@ test("randomId() gives distinct ids of the needle's alphabet", () => {
   equal(ids.size, 5000);
   for (const id of ids) ok(/^[A-Za-z0-9_@]{11}$/.test(id), id);
   deepEqual([...needle("ab")], [97, 98, 0x1e]);
+});
+
+test("mayTouchTraps() sees the commands that may set traps or options, not dots or words that contain them", () => {
+  const touching = [
+    "trap 'echo x' ERR",
+    "set -e",
+    "set -o errexit",
+    "shopt -s extdebug",
+    "source ./env.sh",
+    ". ./env.sh",
+    ". venv/bin/activate",
+    'eval "$(direnv hook bash)"',
+    "echo $SHELLOPTS",
+    "echo $BASHOPTS",
+  ];
+  const plain = [
+    "cat /etc/os-release",
+    "python3 setup.py install",
+    "./configure && make",
+    "echo reset offset dataset settings",
+    "ls ../a.b.c",
+    "git commit -m 'v1.2.3'",
+    "node ./dist/index.js",
+    "evaluate --strap",
+  ];
+  for (const lead of ["", "cd /tmp && ", "x=1; ", "(", "{ "]) {
+    for (const command of touching) {
+      equal(mayTouchTraps(`${lead}${command}`), true, `${lead}${command}`);
+    }
+    for (const command of plain) {
+      equal(mayTouchTraps(`${lead}${command}`), false, `${lead}${command}`);
+    }
+  }
 });
