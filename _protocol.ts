@@ -136,30 +136,34 @@ export function initScript(options: InitOptions): string {
   // the framing's descriptors are closed for it; an alias, so that no byte
   // of it is read from the input (text that leaves a quote open cannot eat
   // the frame). A command goes this way only when it parses as a complete
-  // body: by the host's parser first (a command whose braces do not balance
-  // could close the check's wrapper and run in it), then by bash's own,
-  // nested two functions deep so that nothing of it runs. One that does not
-  // is checked by \`bash -n\` in a child: a syntax error is shown as
-  // \`bash -c\` words it (lines counted from the command's first line) and
-  // nothing runs (status 2). Anything else is run by eval: aliases defined
-  // and used within one command (bash applies them line by line) and
-  // here-documents (bash reads their bodies from its input, never from an
-  // alias).
+  // command: by the host's parser first (so that its braces balance and it
+  // cannot close the check's group and run in it), then by bash's own, in a
+  // group behind \`true||\`, so that nothing of it runs. Should bash
+  // refuse what the host's parser took (rare: an alias of the user's that
+  // expands into broken syntax), bash's message is shown and nothing runs
+  // (status 2). A command the host's parser refuses is checked by
+  // \`bash -n\` in a child (with extglob if the session has it): a syntax
+  // error is shown as \`bash -c\` words it (lines counted from the
+  // command's first line) and nothing runs (status 2). Anything else is run
+  // by eval: a command that bash -n takes but the host's parser did not,
+  // aliases defined and used within one command (bash applies them line by
+  // line), here-documents (bash reads their bodies from its input, never
+  // from an alias) and a command that ends in a backslash (literal at the
+  // end of an eval, as of \`bash -c\`; it would join the group's brace).
   const take =
-    `__bbp(){ builtin printf -v __bbc %s "$1"||builtin exit 113;if [[ -z \${2-} && $__bbc != *alias* ]]&&builtin eval "__bbk(){ __bbl(){
+    `__bbp(){ builtin printf -v __bbc %s "$1"||builtin exit 113;if [[ -n \${2-} ]];then __bby;elif [[ $__bbc == *alias* || $__bbc == *'\\' || ( $__bbc == *'<<'* && $__bbc =~ $__bbO ) ]];then builtin alias __bbC='command eval "$__bbc"';elif builtin eval "true||{
 $__bbc
-}
-}" 2>/dev/null;then builtin unset -f __bbk;if [[ $__bbc == *'<<'* && $__bbc =~ $__bbO ]];then builtin alias __bbC='command eval "$__bbc"';else builtin alias __bbC="{
+}";then builtin alias __bbC="{
 $__bbc
-}";fi;else __bby;fi; }`;
+}";else builtin eval '';__bbY=;builtin alias __bbC=__bbN;fi; }`;
   // (\`bash -n\` exits 0 after some syntax errors in \`[[ ]]\`: its
-  // message tells. A check that ended inside an open quote leaves bash's parser unable to
-  // expand an alias on the next line it reads, unless another eval runs
-  // first: hence the empty one.)
+  // message tells. A check that ended inside an open quote leaves bash's
+  // parser unable to expand an alias on the next line it reads, unless
+  // another eval runs first: hence the empty ones.)
   const fallback =
-    `__bby(){ builtin eval '';builtin alias __bbC='command eval "$__bbc"';[[ $__bbc != *alias* ]]||builtin return 0;__bbY=$(BASH_ENV= ENV= builtin exec -a bash "$__bbB" --noprofile --norc -n 2>&1 <<<"$__bbc")&&[[ $__bbY != *'syntax error'* ]]&&builtin return 0;builtin alias __bbC=__bbN; }`;
+    `__bby(){ builtin eval '';builtin alias __bbC='command eval "$__bbc"';[[ $__bbc != *alias* ]]||builtin return 0;__bbY=-n;[[ $BASHOPTS != *extglob* ]]||__bbY='-nO extglob';__bbY=$(BASH_ENV= ENV= builtin exec -a bash "$__bbB" --noprofile --norc $__bbY 2>&1 <<<"$__bbc")&&[[ $__bbY != *'syntax error'* ]]&&builtin return 0;builtin alias __bbC=__bbN; }`;
   const syntaxError =
-    `__bbN(){ builtin printf '%s\\n' "$__bbY" >&2;builtin return 2; }`;
+    `__bbN(){ [[ -z $__bbY ]]||builtin printf '%s\\n' "$__bbY" >&2;builtin return 2; }`;
   // Should stdout lead into a pipe that is not the session's (\`exec >
   // >(tee log)\`), what the command printed reaches the host through that
   // relay, after the frame: the trailer says so (flag r) and the host keeps
