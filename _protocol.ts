@@ -132,13 +132,16 @@ export function initScript(options: InitOptions): string {
   //
   // The command line is then parsed by bash's own parser at the top level,
   // as at a prompt (\`set -x\` shows \`+ echo hi\`, not the \`++\` of an
-  // eval), through an alias (__bbC) set to it in a group: a group, so that
-  // the framing's descriptors are closed for it; an alias, so that no byte
+  // eval), through an alias (__bbC) set to it in a group, so that the
+  // framing's descriptors are closed for it; an alias, so that no byte
   // of it is read from the input (text that leaves a quote open cannot eat
   // the frame). A command goes this way only when it parses as a complete
   // command: by the host's parser first (so that its braces balance and it
-  // cannot close the check's group and run in it), then by bash's own, in a
-  // group behind \`true||\`, so that nothing of it runs. Should bash
+  // cannot close the check's wrapper and run in it), then by bash's own,
+  // in a group behind \`true||\`, so that nothing of it runs. (bash
+  // refuses \`}\` as a \`case\` pattern inside a group: such a command is
+  // refused with bash's message. A \`case\` wrapper would take it, but
+  // xtrace shows a \`case\`.) Should bash
   // refuse what the host's parser took (rare: an alias of the user's that
   // expands into broken syntax), bash's message is shown and nothing runs
   // (status 2). A command the host's parser refuses is checked by
@@ -146,24 +149,32 @@ export function initScript(options: InitOptions): string {
   // error is shown as \`bash -c\` words it (lines counted from the
   // command's first line) and nothing runs (status 2). Anything else is run
   // by eval: a command that bash -n takes but the host's parser did not,
-  // aliases defined and used within one command (bash applies them line by
-  // line), here-documents (bash reads their bodies from its input, never
+  // every command once the user has aliases of their own, a command that
+  // defines aliases or turns on extglob (bash applies them from the next
+  // line on, and the compound is parsed whole first), here-documents (bash reads their bodies from its input, never
   // from an alias) and a command that ends in a backslash (literal at the
   // end of an eval, as of \`bash -c\`; it would join the group's brace).
   const take =
-    `__bbp(){ builtin printf -v __bbc %s "$1"||builtin exit 113;if [[ -n \${2-} ]];then __bby;elif [[ $__bbc == *alias* || $__bbc == *'\\' || ( $__bbc == *'<<'* && $__bbc =~ $__bbO ) ]];then builtin alias __bbC='command eval "$__bbc"';elif builtin eval "true||{
+    `__bbp(){ builtin printf -v __bbc %s "$1"||builtin exit 113;__bbS=;if [[ \${#BASH_ALIASES[@]} != 7 ]]&&__bbo||[[ $__bbc == *alias* || $__bbc == *BASH_ALIASES* || $__bbc == *extglob* || $__bbc == *'\\' ]]||{ [[ $__bbc == *'<<'* ]]&&__bbh; };then builtin alias __bbC='command eval "$__bbc"';elif [[ -n \${2-} ]];then __bby;elif builtin eval "true||{
 $__bbc
 }";then builtin alias __bbC="{
 $__bbc
 }";else builtin eval '';__bbY=;builtin alias __bbC=__bbN;fi; }`;
+  // (A user's alias could expand to anything: the check could not tell.
+  // The count is that of the framing's own aliases.)
+  const userAliases =
+    `__bbo(){ builtin local __bbH;for __bbH in "\${!BASH_ALIASES[@]}";do [[ $__bbH == __bb[EXzZC]* ]]||builtin return 0;done;builtin return 1; }`;
+  // (\`<<<\` is a here-string, read from the command line itself.)
+  const hereDocument =
+    `__bbh(){ builtin local __bbH;__bbH=\${__bbc//'<<<'/};[[ $__bbH == *'<<'* ]]; }`;
   // (\`bash -n\` exits 0 after some syntax errors in \`[[ ]]\`: its
   // message tells. A check that ended inside an open quote leaves bash's
   // parser unable to expand an alias on the next line it reads, unless
   // another eval runs first: hence the empty ones.)
   const fallback =
-    `__bby(){ builtin eval '';builtin alias __bbC='command eval "$__bbc"';[[ $__bbc != *alias* ]]||builtin return 0;__bbY=-n;[[ $BASHOPTS != *extglob* ]]||__bbY='-nO extglob';__bbY=$(BASH_ENV= ENV= builtin exec -a bash "$__bbB" --noprofile --norc $__bbY 2>&1 <<<"$__bbc")&&[[ $__bbY != *'syntax error'* ]]&&builtin return 0;builtin alias __bbC=__bbN; }`;
+    `__bby(){ builtin eval '';builtin alias __bbC='command eval "$__bbc"';__bbY=-n;[[ $BASHOPTS != *extglob* ]]||__bbY='-nO extglob';__bbY=$(BASH_ENV= ENV= builtin exec -a bash "$__bbB" --noprofile --norc $__bbY 2>&1 <<<"$__bbc")&&[[ $__bbY != *'syntax error'* ]]&&builtin return 0;builtin alias __bbC=__bbN; }`;
   const syntaxError =
-    `__bbN(){ [[ -z $__bbY ]]||builtin printf '%s\\n' "$__bbY" >&2;builtin return 2; }`;
+    `__bbN(){ __bbS=1;[[ -z $__bbY ]]||builtin printf '%s\\n' "$__bbY" >&17;builtin return 2; } 17>&2 2>&-`;
   // Should stdout lead into a pipe that is not the session's (\`exec >
   // >(tee log)\`), what the command printed reaches the host through that
   // relay, after the frame: the trailer says so (flag r) and the host keeps
@@ -189,7 +200,7 @@ $__bbc
   // (__bbD). In posix mode \`trap -p ERR\` names an unset trap \`-\`.
   const errexit = [
     `__bbe(){ case $1 in "trap -- - ERR"|"trap -- '__bbT' ERR")__bbU=;;*)__bbU=$1;;esac;[[ -z $__bbU && $- != *e* ]]||{ builtin trap __bbT ERR;__bbW=1; }; }`,
-    `__bbT(){ if [[ $BASH_COMMAND == 'command eval "$__bbc"'* || $BASH_COMMAND == __bbN || -n $__bbI || $? == 130 ]];then [[ $- != *e* ]]||{ builtin set +e;__bbK=1; };elif [[ -n $__bbU ]];then builtin local __bbH="\${__bbU#trap -- }";__bbH=\${__bbH% ERR};builtin eval "__bbH=$__bbH";builtin eval "$__bbH";fi; }`,
+    `__bbT(){ if [[ $BASH_COMMAND == 'command eval "$__bbc"'* || -n $__bbS || -n $__bbI || $? == 130 ]];then [[ $- != *e* ]]||{ builtin set +e;__bbK=1; };elif [[ -n $__bbU ]];then builtin local __bbH="\${__bbU#trap -- }";__bbH=\${__bbH% ERR};builtin eval "__bbH=$__bbH";builtin eval "$__bbH";fi; }`,
     `__bbw(){ __bbW=;if [[ $1 == "trap -- '__bbT' ERR" ]];then if [[ -n $__bbU ]];then builtin eval "$__bbU";else __bbD=1;fi;fi; }`,
   ];
   // (Traps are read at the top level: a function does not see the ERR trap.)
@@ -240,8 +251,8 @@ $__bbc
     // it first (and leave extdebug as the user had it). The normal path
     // pays nothing for this.
     // (Inverted twice, so that under errexit the skip is not a failure.)
-    "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTwzZnjgyN]* || ${FUNCNAME[1]} == __bb[pfsuigvTwzZnjgyN] ]]; }",
-    "__bbs(){ builtin return $1; }",
+    "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTwzZnjgyNoh]* || ${FUNCNAME[1]} == __bb[pfsuigvTwzZnjgyNoh] ]]; }",
+    '__bbs(){ builtin return "$1"; }',
     `__bbu(){ __bbI=;[[ -n $__bbG ]]||builtin shopt -u extdebug;${take};${frameEnd};if [[ -n $__bbM ]];then builtin trap __bbg DEBUG;else builtin trap - DEBUG;fi; }`,
     '__bbi(){ __bbI=1;[[ -z $__bbJ ]]||__bbj;__bbG=;[[ $BASHOPTS != *extdebug* ]]||__bbG=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbp(){ __bbu;__bbp "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "builtin break 1000 2>/dev/null;! __bbd" DEBUG; }',
     // A user's INT trap (kept by __bbn, below) runs first, as at a prompt;
@@ -256,9 +267,11 @@ $__bbc
     "history -c",
     "unset MAILCHECK",
     'export LANG="${LANG:-C.UTF-8}"',
-    "BASH_ARGV0=bash __bbB=$BASH __bbY= __bbO='(^|[^<])<<([^<]|$)' __bbR= __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD= __bbG= __bbJ= __bbM=",
+    "BASH_ARGV0=bash __bbB=$BASH __bbY= __bbR= __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD= __bbG= __bbJ= __bbM=",
     ...errexit,
     take,
+    userAliases,
+    hereDocument,
     fallback,
     syntaxError,
     frameMode,
@@ -269,7 +282,8 @@ $__bbc
     // (The function first: once the alias exists, the name would expand.)
     ...runners.map(([name, body]) => `${name}(){ ${body}; }`),
     // (Where aliases are off, the runners' functions call this one.)
-    `__bbC(){ command eval "$__bbc"; }`,
+    // (Its own stderr is closed, so that xtrace does not show the eval.)
+    `__bbC(){ command eval "$__bbc" 2>&17 17>&-; } 17>&2 2>&-`,
     ...Object.entries(FRAME_ALIASES).map(([name, body]) =>
       `${name}(){ ${body} "$1"; }`
     ),
@@ -339,11 +353,13 @@ export function callLines(command: string, id: string, mode: CallMode): string {
   return `${line}\n${frame}`;
 }
 
-/** The host's parser reads the command as a complete script. */
+/**
+ * The host's parser reads the command as a complete script of at least one
+ * command (a line of comments only goes the long way, through eval).
+ */
 function parses(command: string): boolean {
   try {
-    parse(command);
-    return true;
+    return parse(command).body.length > 0;
   } catch {
     return false;
   }

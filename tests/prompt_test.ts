@@ -502,3 +502,94 @@ test("BashSession.run(): a command whose braces close too often runs nothing of 
     rmSync(dir, { recursive: true });
   }
 });
+
+test("BashSession.run(): what changes how bash reads later lines still applies, line by line", async () => {
+  await using s = new BashSession({ timeoutMs: 10_000 });
+  // extglob, turned on in an earlier call or earlier in the same one.
+  await s.run("shopt -s extglob");
+  for (
+    const [command, expected] of [
+      ["case ab in @(ab|cd)) echo m1;; esac", "m1\n"],
+      ["[[ x == @(x|y) ]] && echo m2", "m2\n"],
+      ["case q in !(a)) echo m3;; esac", "m3\n"],
+    ]
+  ) {
+    equal((await s.run(command)).output.text, expected, command);
+  }
+  await s.run("shopt -u extglob");
+  equal(
+    (await s.run("shopt -s extglob\ncase ab in @(ab|cd)) echo m4;; esac"))
+      .output.text,
+    "m4\n",
+  );
+  // Aliases of the user's: one that ends in a here-document, one that
+  // opens a compound command, one defined through BASH_ALIASES.
+  await s.run("shopt -s expand_aliases; alias h='cat <<EOF'");
+  const here = await s.run("h\nhello from h\nEOF");
+  equal(here.timedOut, false);
+  equal(here.restarted, false);
+  equal(here.output.text, "hello from h\n");
+  await s.run("alias T='if true; then'");
+  equal((await s.run("T echo yes; fi")).output.text, "yes\n");
+  equal(
+    (await s.run("BASH_ALIASES[ll_q]='echo LL'\nll_q")).output.text,
+    "LL\n",
+  );
+  // An alias that closes a brace cannot make a command run twice.
+  const dir = mkdtempSync(join(tmpdir(), "bashbox-alias-"));
+  try {
+    await s.run("BASH_ALIASES[end_q]='}'; BASH_ALIASES[begin_q]='{'");
+    await s.run(`echo start; end_q; echo RAN >>${dir}/f; begin_q :`);
+    const ran = await s.run(`cat ${dir}/f 2>/dev/null | wc -l`);
+    ok(Number(ran.output.text.trim()) <= 1, ran.output.text);
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+  equal((await s.run("echo ok")).output.text, "ok\n");
+});
+
+test("BashSession.run(): a syntax error fires no ERR trap and shows no framing under xtrace", async () => {
+  await using s = new BashSession();
+  await s.run("trap 'echo ERR_FIRED' ERR");
+  for (const broken of ["fi", "if then", "echo 'open", "done; echo x"]) {
+    const r = await s.run(broken);
+    equal(r.exitCode, 2, broken);
+    ok(!r.output.text.includes("ERR_FIRED"), r.output.text);
+  }
+  equal((await s.run("false")).output.text, "ERR_FIRED\n");
+  await s.run("trap - ERR; set -x");
+  for (const broken of ["fi", "if then", "echo 'open"]) {
+    const r = await s.run(broken);
+    ok(!/__bb|builtin|^\+/m.test(r.output.text), r.output.text);
+    match(r.output.text, /^bash: line 1: /);
+  }
+  // With aliases off, the framing's eval is not traced either.
+  await s.run("set +x; shopt -u expand_aliases; set -x");
+  const off = (await s.run("echo hi")).output.text;
+  ok(!/__bb|command eval/.test(off), off);
+  match(off, /^\++ echo hi$/m);
+});
+
+test("BashSession.run() leaves BASH_REMATCH, IFS and $? to the user", async () => {
+  await using s = new BashSession();
+  await s.run("[[ abc =~ (b) ]]");
+  equal(
+    (await s.run('echo "[${BASH_REMATCH[1]}]" $((1<<2))')).output.text,
+    "[b] 4\n",
+  );
+  equal(
+    (await s.run("cat <<EOF\n[${BASH_REMATCH[1]}]\nEOF")).output.text,
+    "[b]\n",
+  );
+  // Any IFS: the status still carries over.
+  for (const ifs of ["1", "0", "2", " 1", "1234567890", ""]) {
+    await s.run(`IFS='${ifs}'`);
+    await s.run("(exit 1)");
+    equal((await s.run('echo "$?"')).output.text, "1\n", `IFS='${ifs}'`);
+    await s.run("unset IFS");
+  }
+  // A line of comments only runs nothing and fails nothing.
+  const comment = await s.run("# just a note\n# and another");
+  equal(comment.exitCode, 0);
+  equal(comment.output.text, "");
+});
