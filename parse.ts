@@ -169,6 +169,23 @@ export interface ParseLimits {
  * }
  * ```
  */
+/** Builtins whose arguments may assign arrays (\`name=(...)\`). */
+const DECLARATION_BUILTINS = new Set([
+  "declare",
+  "typeset",
+  "local",
+  "export",
+  "readonly",
+]);
+
+/** The simple command so far is a declaration builtin (maybe behind `builtin`/`command`). */
+function declares(words: readonly Word[]): boolean {
+  const name = words[0].text === "builtin" || words[0].text === "command"
+    ? words[1]?.text
+    : words[0].text;
+  return name !== undefined && DECLARATION_BUILTINS.has(name);
+}
+
 export class ParseError extends Error {
   /** Offset in the source. */
   readonly offset: number;
@@ -947,6 +964,12 @@ class Parser {
           assigns.push(a);
           continue;
         }
+      } else if (declares(words)) {
+        const compound = this.compoundArgument();
+        if (compound !== null) {
+          words.push(compound);
+          continue;
+        }
       }
       const w = this.word();
       if (w === null) this.fail(`syntax error near unexpected token \`${c}'`);
@@ -958,6 +981,25 @@ class Parser {
       );
     }
     return { type: "Simple", assigns, words, redirects };
+  }
+
+  /**
+   * An argument of a declaration builtin that assigns an array
+   * (\`declare -A m=([k]=v)\`, \`local -a a=(1 2)\`), as one word whose parts
+   * are the elements' parts; null (nothing consumed) for any other word.
+   */
+  compoundArgument(): Word | null {
+    if (
+      !/^[A-Za-z_][A-Za-z0-9_]*(\[[^\]\n]*\])?\+?=\(/.test(
+        this.src.slice(this.pos, this.pos + 512),
+      )
+    ) return null;
+    const start = this.pos;
+    const a = this.assignment()!;
+    const head = this.src.slice(start, this.src.indexOf("=", start) + 2);
+    const parts: WordPart[] = [{ type: "Lit", value: head, quoted: false }];
+    for (const element of a.array ?? []) parts.push(...element.parts);
+    return { parts, text: this.src.slice(start, this.pos), offset: start };
   }
 
   assignment(): Assignment | null {

@@ -197,3 +197,34 @@ test("parse() refuses oversize input with a limit error", () => {
     /Expected the source to be a string/,
   );
 });
+
+test("parse() reads array assignments in the arguments of declaration builtins", () => {
+  for (const builtin of ["declare", "typeset", "local", "export", "readonly"]) {
+    for (const lead of ["", "builtin ", "command "]) {
+      for (
+        const [arg, inner] of [
+          ["m=([k]=v)", null],
+          ['a=(1 "two" $(echo three))', "echo"],
+          ["a+=(\n4\n5\n)", null],
+          ["a[2]=(x)", null],
+          ["r=( `id` )", "id"],
+        ] as const
+      ) {
+        const source = `${lead}${builtin} -a x=1 ${arg} y`;
+        const command = parse(source).body[0].command;
+        ok(command.type === "Simple", source);
+        const words = command.words.map((w) => w.text);
+        equal(words.at(-1), "y", source);
+        ok(words.includes(arg), source);
+        // What runs inside the elements is part of the word.
+        const word = command.words.find((w) => w.text === arg)!;
+        const substituted = word.parts.some((p) => p.type === "CmdSubst");
+        equal(substituted, inner !== null, source);
+      }
+    }
+  }
+  // Other commands still refuse a bare `(`, as bash does.
+  for (const source of ["echo a=(1)", "printf x=(1)", "env a=(1) true"]) {
+    throws(() => parse(source), ParseError, source);
+  }
+});
