@@ -155,21 +155,7 @@ export interface ParseLimits {
   maxCommands?: number;
 }
 
-/**
- * A syntax error (or a limit) with its position.
- *
- * @example
- * ```ts
- * import { parse, ParseError } from "./parse.ts";
- *
- * try {
- *   parse("echo 'open");
- * } catch (error) {
- *   console.assert(error instanceof ParseError && error.line === 1);
- * }
- * ```
- */
-/** Builtins whose arguments may assign arrays (\`name=(...)\`). */
+/** Builtins whose arguments may assign arrays (`name=(...)`). */
 const DECLARATION_BUILTINS = new Set([
   "declare",
   "typeset",
@@ -186,6 +172,20 @@ function declares(words: readonly Word[]): boolean {
   return name !== undefined && DECLARATION_BUILTINS.has(name);
 }
 
+/**
+ * A syntax error (or a limit) with its position.
+ *
+ * @example
+ * ```ts
+ * import { parse, ParseError } from "./parse.ts";
+ *
+ * try {
+ *   parse("echo 'open");
+ * } catch (error) {
+ *   console.assert(error instanceof ParseError && error.line === 1);
+ * }
+ * ```
+ */
 export class ParseError extends Error {
   /** Offset in the source. */
   readonly offset: number;
