@@ -104,8 +104,25 @@ export interface InitOptions {
   transport: boolean;
 }
 
+/**
+ * The brackets the check parses a command in: groups and subshells in a
+ * random order, a new one per session, so that a command the host's parser
+ * misreads cannot close them by accident (it would need this session's
+ * exact sequence of closers; any other sequence is a syntax error, found
+ * before anything runs).
+ */
+function checkNest(depth: number): { open: string; close: string } {
+  const bits = crypto.getRandomValues(new Uint8Array(depth));
+  const kinds = [...bits].map((b) => (b & 1 ? ["{", "}"] : ["(", ")"]));
+  return {
+    open: kinds.map(([o]) => o).join("\n"),
+    close: kinds.map(([, c]) => c).reverse().join("\n"),
+  };
+}
+
 /** The script the session's bash runs once at start (after the bootstrap line). */
 export function initScript(options: InitOptions): string {
+  const nest = checkNest(12);
   const errFrame = (id: string) =>
     options.separate
       ? `&&builtin printf '%s\\036\\0' "${id}" >&${SENTINEL_ERR_FD}`
@@ -138,7 +155,8 @@ export function initScript(options: InitOptions): string {
   // the frame). A command goes this way only when it parses as a complete
   // command: by the host's parser first (so that its braces balance and it
   // cannot close the check's wrapper and run in it), then by bash's own,
-  // in a group behind \`true||\`, so that nothing of it runs. (bash
+  // in twelve groups and subshells behind \`true||\` (see checkNest), so
+  // that nothing of it runs. (bash
   // refuses \`}\` as a \`case\` pattern inside a group: such a command is
   // refused with bash's message. A \`case\` wrapper would take it, but
   // xtrace shows a \`case\`.) Should bash
@@ -155,12 +173,15 @@ export function initScript(options: InitOptions): string {
   // from an alias) and a command that ends in a backslash (literal at the
   // end of an eval, as of \`bash -c\`; it would join the group's brace).
   const take =
-    `__bbp(){ builtin printf -v __bbc %s "$1"||builtin exit 113;__bbS=;if [[ \${#BASH_ALIASES[@]} != 7 ]]&&__bbo||[[ $__bbc == *alias* || $__bbc == *BASH_ALIASES* || $__bbc == *extglob* || $__bbc == *'\\' ]]||{ [[ $__bbc == *'<<'* ]]&&__bbh; };then builtin alias __bbC='command eval "$__bbc"';elif [[ -n \${2-} ]];then __bby;elif builtin eval "true||{
+    `__bbp(){ builtin printf -v __bbc %s "$1"||builtin exit 113;__bbS= __bbY=;builtin alias "__bbC=__bbN";if [[ \${#BASH_ALIASES[@]} != 7 ]]&&__bbo||[[ $__bbc == *alias* || $__bbc == *BASH_ALIASES* || $__bbc == *extglob* || $__bbc == *'\\' ]]||{ [[ $__bbc == *'<<'* ]]&&__bbh; };then builtin alias '__bbC=command eval "$__bbc"';elif [[ -n \${2-} ]];then __bby;elif builtin eval "true||${nest.open}
 $__bbc
-}";then builtin alias __bbC="{
+${nest.close}";then builtin alias "__bbC={
 $__bbc
-}";else builtin eval '';__bbY=;builtin alias __bbC=__bbN;fi; }`;
-  // (A user's alias could expand to anything: the check could not tell.
+}";else builtin eval '';__bbY=;builtin alias "__bbC=__bbN";fi; }`;
+  // (__bbC is first made the refusal, so that a step that fails, such as a
+  // function call past a user's FUNCNEST, never leaves the previous command
+  // to run again. Words that look like assignments are quoted, for
+  // \`set -k\`. A user's alias could expand to anything: the check could not tell.
   // The count is that of the framing's own aliases.)
   const userAliases =
     `__bbo(){ builtin local __bbH;for __bbH in "\${!BASH_ALIASES[@]}";do [[ $__bbH == __bb[EXzZC]* ]]||builtin return 0;done;builtin return 1; }`;
@@ -172,7 +193,7 @@ $__bbc
   // parser unable to expand an alias on the next line it reads, unless
   // another eval runs first: hence the empty ones.)
   const fallback =
-    `__bby(){ builtin eval '';builtin alias __bbC='command eval "$__bbc"';__bbY=-n;[[ $BASHOPTS != *extglob* ]]||__bbY='-nO extglob';__bbY=$(BASH_ENV= ENV= builtin exec -a bash "$__bbB" --noprofile --norc $__bbY 2>&1 <<<"$__bbc")&&[[ $__bbY != *'syntax error'* ]]&&builtin return 0;builtin alias __bbC=__bbN; }`;
+    `__bby(){ builtin eval '';builtin alias '__bbC=command eval "$__bbc"';__bbY=;[[ $BASHOPTS != *extglob* ]]||__bbY=extglob;__bbY=$(BASH_ENV= ENV= builtin exec -a bash "$__bbB" --noprofile --norc -nO "\${__bbY:-nullglob}" 2>&1 <<<"$__bbc")&&[[ $__bbY != *'syntax error'* ]]&&builtin return 0;builtin alias "__bbC=__bbN"; }`;
   const syntaxError =
     `__bbN(){ __bbS=1;[[ -z $__bbY ]]||builtin printf '%s\\n' "$__bbY" >&17;builtin return 2; } 17>&2 2>&-`;
   // Should stdout lead into a pipe that is not the session's (\`exec >
@@ -200,7 +221,7 @@ $__bbc
   // (__bbD). In posix mode \`trap -p ERR\` names an unset trap \`-\`.
   const errexit = [
     `__bbe(){ case $1 in "trap -- - ERR"|"trap -- '__bbT' ERR")__bbU=;;*)__bbU=$1;;esac;[[ -z $__bbU && $- != *e* ]]||{ builtin trap __bbT ERR;__bbW=1; }; }`,
-    `__bbT(){ if [[ $BASH_COMMAND == 'command eval "$__bbc"'* || -n $__bbS || -n $__bbI || $? == 130 ]];then [[ $- != *e* ]]||{ builtin set +e;__bbK=1; };elif [[ -n $__bbU ]];then builtin local __bbH="\${__bbU#trap -- }";__bbH=\${__bbH% ERR};builtin eval "__bbH=$__bbH";builtin eval "$__bbH";fi; }`,
+    `__bbT(){ if [[ $BASH_COMMAND == 'command eval "$__bbc"'* || -n $__bbS || -n $__bbI || $? == 130 ]];then [[ $- != *e* ]]||{ builtin set +e;__bbK=1; };elif [[ -n $__bbU ]];then builtin local __bbH;__bbH="\${__bbU#trap -- }";__bbH=\${__bbH% ERR};builtin eval "__bbH=$__bbH";builtin eval "$__bbH";fi; }`,
     `__bbw(){ __bbW=;if [[ $1 == "trap -- '__bbT' ERR" ]];then if [[ -n $__bbU ]];then builtin eval "$__bbU";else __bbD=1;fi;fi; }`,
   ];
   // (Traps are read at the top level: a function does not see the ERR trap.)
@@ -257,11 +278,16 @@ $__bbc
     '__bbi(){ __bbI=1;[[ -z $__bbJ ]]||__bbj;__bbG=;[[ $BASHOPTS != *extdebug* ]]||__bbG=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbp(){ __bbu;__bbp "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "builtin break 1000 2>/dev/null;! __bbd" DEBUG; }',
     // A user's INT trap (kept by __bbn, below) runs first, as at a prompt;
     // the framing's handler stays, so a deadline still stops the command.
-    `__bbn(){ builtin local __bbt;__bbt=$(builtin trap -p INT);__bbt=\${__bbt% INT};__bbt=\${__bbt% SIGINT};case $__bbt in "trap -- '__bbi'");;""|"trap -- -")__bbJ=;builtin trap __bbi INT;;*)__bbJ=$__bbt;builtin trap __bbi INT;;esac;case $1 in "trap -- '__bbg' DEBUG");;""|"trap -- - DEBUG")__bbM=;;*)__bbM=$1;builtin trap __bbg DEBUG;;esac; }`,
+    // (Under \`set -T\` a user's DEBUG trap also fires in the command
+    // substitutions that read the traps: what it printed before \`trap --\`
+    // is not part of the trap.)
+    `__bbn(){ builtin local __bbt __bbA;__bbA=$1;__bbt=$(builtin trap -p INT);[[ $__bbt == "trap -- "* || $__bbt != *"trap -- "* ]]||__bbt="trap -- \${__bbt#*"trap -- "}";[[ $__bbA == "trap -- "* || $__bbA != *"trap -- "* ]]||__bbA="trap -- \${__bbA#*"trap -- "}";__bbt=\${__bbt% INT};__bbt=\${__bbt% SIGINT};case $__bbt in "trap -- '__bbi'");;""|"trap -- -")__bbJ=;builtin trap __bbi INT;;*)__bbJ=$__bbt;builtin trap __bbi INT;;esac;case $__bbA in "trap -- '__bbg' DEBUG");;""|"trap -- - DEBUG")__bbM=;;*)__bbM=$__bbA;builtin trap __bbg DEBUG;;esac; }`,
     // A user's DEBUG trap runs through a filter that skips the framing's own
-    // commands, so it sees the user's commands only.
-    `__bbg(){ [[ $BASH_COMMAND != *__bb* && $BASH_COMMAND != "builtin trap - ERR" ]]||builtin return 0;builtin local __bbH="\${__bbM#trap -- }";__bbH=\${__bbH% DEBUG};builtin eval "__bbH=$__bbH";builtin eval "$__bbH"; }`,
-    `__bbj(){ builtin local __bbH="\${__bbJ#trap -- }";builtin eval "__bbH=$__bbH";builtin eval "$__bbH"; }`,
+    // commands, so it sees the user's commands only (also inside the
+    // framing's functions and command substitutions, where \`set -T\` or
+    // extdebug makes it fire).
+    `__bbg(){ [[ $BASH_COMMAND != *__bb* && $BASH_COMMAND != "builtin trap "* && \${FUNCNAME[1]-} != __bb* ]]||builtin return 0;builtin local __bbH;__bbH="\${__bbM#trap -- }";__bbH=\${__bbH% DEBUG};builtin eval "__bbH=$__bbH";builtin eval "$__bbH"; }`,
+    `__bbj(){ builtin local __bbH;__bbH="\${__bbJ#trap -- }";builtin eval "__bbH=$__bbH";builtin eval "$__bbH"; }`,
     "trap __bbi INT",
     "PS1= PS2= PS0= PROMPT_COMMAND= HISTFILE=",
     "history -c",
@@ -333,17 +359,19 @@ export function callLines(command: string, id: string, mode: CallMode): string {
   // puts the framing's handler back (keeping the user's to run first).
   // (The DEBUG trap is read here, at the top level: a function sees none.)
   const rearm = mayTouchInterrupt(command)
-    ? ';{ __bbn "$(builtin trap -p DEBUG)";} 2>&-'
+    ? ';{ __bbr=$?;__bbn "$(builtin trap -p DEBUG)";__bbs "$__bbr"&&:;} 2>&-'
     : "";
   // Functions named \`builtin\` or \`command\` would turn every later command
   // (and the framing's own) into calls of theirs: a command that defines
   // one has them removed right after it, before any framing step needs them
   // (three ways, so that one more shadowed name does not stop it).
   const unshadow = DEFINES_BUILTIN_OR_COMMAND.test(command)
-    ? ";{ builtin unset -f builtin command;command unset -f builtin command;unset -f builtin command;} >/dev/null 2>&1"
+    ? ';{ __bbr=$?;builtin unset -f builtin command;command unset -f builtin command;unset -f builtin command;__bbs "$__bbr"&&:;} >/dev/null 2>&1'
     : "";
-  // (The command is taken on a line of its own: the alias it sets applies
-  // from the next line bash reads.)
+  // (Both steps hand the command's status on to the frame: \`&&:\` keeps
+  // a failure from firing an ERR trap or errexit. The command is taken on a
+  // line of its own: the alias it sets applies from the next line bash
+  // reads.)
   const line = mode.xtrace
     ? `{ ${take};} 2>&-\n{ ${alias}${unshadow}${rearm};} ${TRACE_SAVE_FD}>&2 2>&-\n`
     : `${take}\n${alias}${unshadow}${rearm}\n`;

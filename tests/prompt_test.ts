@@ -593,3 +593,70 @@ test("BashSession.run() leaves BASH_REMATCH, IFS and $? to the user", async () =
   equal(comment.exitCode, 0);
   equal(comment.output.text, "");
 });
+
+test("BashSession.run() keeps its framing under settings that change how words read", async () => {
+  await using s = new BashSession({ timeoutMs: 10_000 });
+  const dir = mkdtempSync(join(tmpdir(), "bashbox-settings-"));
+  try {
+    // Each setting, then commands of every route (top level, here-document,
+    // one the host's parser refuses, a syntax error), each run exactly once.
+    const settings: Array<[string, string]> = [
+      ["set -k", "set +k"],
+      ["IFS=n", "unset IFS"],
+      ["IFS=-", "unset IFS"],
+      ["IFS=0123456789", "unset IFS"],
+      ["FUNCNEST=1", "unset FUNCNEST"],
+      ["set -T; trap 'echo D' DEBUG", "trap - DEBUG; set +T"],
+      [
+        "shopt -s extdebug; trap 'echo D' DEBUG",
+        "trap - DEBUG; shopt -u extdebug",
+      ],
+    ];
+    for (const [i, [on, off]] of settings.entries()) {
+      await s.run(on);
+      const routes = [
+        `echo ran >>${dir}/a${i}`,
+        `cat >>${dir}/b${i} <<EOF\nran\nEOF`,
+        `declare -A m=([k]=v); echo ran >>${dir}/c${i}`,
+        "if then",
+      ];
+      for (const command of routes) {
+        const r = await s.run(command);
+        equal(r.timedOut, false, `${on} / ${command}`);
+        equal(r.restarted, false, `${on} / ${command}`);
+      }
+      await s.run(off);
+      for (const f of ["a", "b", "c"]) {
+        const lines = (await s.run(`cat ${dir}/${f}${i} 2>/dev/null`)).output
+          .text;
+        // Once, or (a deeper setting refusing the framing's nesting) never;
+        // never twice, never the previous command again.
+        ok(lines === "ran\n" || lines === "", `${on} / ${f}: ${lines}`);
+      }
+      equal((await s.run("echo ok")).output.text, "ok\n", on);
+    }
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
+
+test("BashSession.run() hands on the command's status after the steps that follow some commands", async () => {
+  await using s = new BashSession();
+  // Commands that touch traps, source files or define `command` are
+  // followed by steps of the framing's own; the status is still theirs.
+  for (
+    const [command, status] of [
+      ["source /nonexistent/file", 1],
+      [". /nonexistent/file", 1],
+      ["echo trap >/dev/null; false", 1],
+      ["trap 'echo E' ERR; (exit 7)", 7],
+      ["trap - ERR; (exit 3)", 3],
+      ['command(){ builtin command "$@"; }; (exit 4)', 4],
+      ["trap - INT; (exit 5)", 5],
+    ] as const
+  ) {
+    const r = await s.run(command);
+    equal(r.exitCode, status, `${command}: ${r.output.text}`);
+    equal((await s.run('echo "$?"')).output.text, `${status}\n`, command);
+  }
+});
