@@ -1568,10 +1568,8 @@ class Parser {
         continue;
       }
       if (c === "'") {
-        if (quoted) {
-          this.pos++;
-          continue;
-        }
+        // bash's parser matches single quotes here inside double quotes too
+        // (\`"\${x:-'}'}"\` is one word): a \`}\` between them closes nothing.
         const end = this.src.indexOf("'", this.pos + 1);
         if (end === -1) {
           this.fail("unexpected EOF while looking for matching `''", this.pos);

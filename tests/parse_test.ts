@@ -228,3 +228,22 @@ test("parse() reads array assignments in the arguments of declaration builtins",
     throws(() => parse(source), ParseError, source);
   }
 });
+
+test("parse() matches single quotes inside ${...} within double quotes, as bash's parser does", async () => {
+  // A `}` between single quotes closes nothing, whatever the operator: bash
+  // reads `"${x:-'}" '}"` as one word. A parser that did not would see a
+  // different command than bash runs.
+  const ops = ["", "/", "//", "#", "##", "%", "%%", ":-", "-", ":+", "+"];
+  const more = ["=", ":=", ":?", "?", "^", "^^", ",", ",,", ":0:", "@"];
+  for (const op of [...ops, ...more]) {
+    const source = `echo "\${x${op}'}" '}" ; echo after`;
+    const r = await exec(["bash", "-n"], { stdin: source });
+    const script = parse(source);
+    equal(r.exitCode === 0, true, `bash -n refused ${source}`);
+    equal(script.body.length, 2, source);
+    const first = script.body[0].command;
+    ok(first.type === "Simple" && first.words.length === 2, source);
+  }
+  // The same text unbalanced is refused by both.
+  throws(() => parse(`echo "\${x:-'}"`), ParseError);
+});
