@@ -396,16 +396,16 @@ function parses(command: string): boolean {
 /**
  * A command that may touch traps or shell options (and so should take the
  * careful path from now on): one that names \`trap\`, \`set\`, \`shopt\`,
- * \`eval\` or \`source\` as a word, runs \`.\`, or names errexit or the
- * option variables. (A dot in a file name or "set" inside a word is not
- * one: the careful path costs a fork a call.)
+ * \`eval\` or \`source\` as a word of its own, runs \`.\`, or names errexit or
+ * the option variables. (A dot in a file name, "set" inside a word such as
+ * \`set-url\` or \`reset\`, is not one: the careful path costs a fork a call.)
  */
 export function mayTouchTraps(command: string): boolean {
   return TOUCHES_TRAPS.test(command);
 }
 
 const TOUCHES_TRAPS =
-  /\b(?:trap|set|shopt|eval|source)\b|errexit|BASHOPTS|SHELLOPTS|(?:^|[\s;&|(){}`])\.(?:\s|$)/;
+  /(?:^|[^\w.\-/])(?:trap|set|shopt|eval|source)(?=[\s;&|)}`"']|$)|errexit|BASHOPTS|SHELLOPTS|(?:^|[\s;&|(){}`])\.(?:\s|$)/;
 
 /** A definition of a function named `builtin` or `command`. */
 const DEFINES_BUILTIN_OR_COMMAND =

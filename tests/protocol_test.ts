@@ -160,6 +160,13 @@ test("mayTouchTraps() sees the commands that may set traps or options, not dots 
     'eval "$(direnv hook bash)"',
     "echo $SHELLOPTS",
     "echo $BASHOPTS",
+    "set -euo pipefail",
+    "f(){ trap 'rm -f x' EXIT; }",
+    "(set +e)",
+    "x=1;set -x",
+    "`eval echo`",
+    "\"trap\" 'x' ERR",
+    "t=trap; $t 'x' ERR",
   ];
   const plain = [
     "cat /etc/os-release",
@@ -170,6 +177,10 @@ test("mayTouchTraps() sees the commands that may set traps or options, not dots 
     "git commit -m 'v1.2.3'",
     "node ./dist/index.js",
     "evaluate --strap",
+    "git remote set-url origin x",
+    "kubectl config set-context dev",
+    "ls ./set/trap.d/source.txt",
+    "npm i settings-store",
   ];
   for (const lead of ["", "cd /tmp && ", "x=1; ", "(", "{ "]) {
     for (const command of touching) {
