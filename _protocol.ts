@@ -149,29 +149,28 @@ export function initScript(options: InitOptions): string {
   //
   // The command line is then parsed by bash's own parser at the top level,
   // as at a prompt (\`set -x\` shows \`+ echo hi\`, not the \`++\` of an
-  // eval), through an alias (__bbC) set to it in a group, so that the
-  // framing's descriptors are closed for it; an alias, so that no byte
+  // eval), through an alias (__bbC) set to it in a group: a group, so that
+  // the framing's descriptors are closed for it; an alias, so that no byte
   // of it is read from the input (text that leaves a quote open cannot eat
   // the frame). A command goes this way only when it parses as a complete
   // command: by the host's parser first (so that its braces balance and it
-  // cannot close the check's wrapper and run in it), then by bash's own,
-  // in twelve groups and subshells behind \`true||\` (see checkNest), so
-  // that nothing of it runs. (bash
-  // refuses \`}\` as a \`case\` pattern inside a group: such a command is
-  // refused with bash's message. A \`case\` wrapper would take it, but
-  // xtrace shows a \`case\`.) Should bash
-  // refuse what the host's parser took (rare: an alias of the user's that
-  // expands into broken syntax), bash's message is shown and nothing runs
+  // cannot close the check's wrapper and run in it), then by bash's own, in
+  // twelve groups and subshells behind \`true||\` (see checkNest), so that
+  // nothing of it runs. Should bash refuse what the host's parser took (an
+  // alias of the user's gone wrong, or \`}\` as a \`case\` pattern, which
+  // bash refuses inside a group; a \`case\` wrapper would take it, but
+  // xtrace shows a \`case\`), bash's message is shown and nothing runs
   // (status 2). A command the host's parser refuses is checked by
   // \`bash -n\` in a child (with extglob if the session has it): a syntax
   // error is shown as \`bash -c\` words it (lines counted from the
-  // command's first line) and nothing runs (status 2). Anything else is run
-  // by eval: a command that bash -n takes but the host's parser did not,
-  // every command once the user has aliases of their own, a command that
-  // defines aliases or turns on extglob (bash applies them from the next
-  // line on, and the compound is parsed whole first), here-documents (bash reads their bodies from its input, never
-  // from an alias) and a command that ends in a backslash (literal at the
-  // end of an eval, as of \`bash -c\`; it would join the group's brace).
+  // command's first line) and nothing runs (status 2). Anything else runs
+  // through eval: a command that bash -n takes but the host's parser did
+  // not, every command once the user has aliases of their own, a command
+  // that defines aliases or turns on extglob (bash applies them from the
+  // next line on, and a group is parsed whole first), here-documents (bash
+  // reads their bodies from its input, never from an alias) and a command
+  // that ends in a backslash (literal at the end of an eval, as of
+  // \`bash -c\`; it would join the group's brace).
   const take =
     `__bbp(){ builtin printf -v __bbc %s "$1"||builtin exit 113;__bbS= __bbY=;builtin alias "__bbC=__bbN";if [[ \${#BASH_ALIASES[@]} != 7 ]]&&__bbo||[[ $__bbc == *alias* || $__bbc == *BASH_ALIASES* || $__bbc == *extglob* || $__bbc == *'\\' ]]||{ [[ $__bbc == *'<<'* ]]&&__bbh; };then builtin alias '__bbC=command eval "$__bbc"';elif [[ -n \${2-} ]];then __bby;elif builtin eval "true||${nest.open}
 $__bbc
@@ -181,8 +180,8 @@ $__bbc
   // (__bbC is first made the refusal, so that a step that fails, such as a
   // function call past a user's FUNCNEST, never leaves the previous command
   // to run again. Words that look like assignments are quoted, for
-  // \`set -k\`. A user's alias could expand to anything: the check could not tell.
-  // The count is that of the framing's own aliases.)
+  // \`set -k\`. A user's alias could expand to anything, which the check
+  // could not tell: 7 is the count of the framing's own aliases.)
   const userAliases =
     `__bbo(){ builtin local __bbH;for __bbH in "\${!BASH_ALIASES[@]}";do [[ $__bbH == __bb[EXzZC]* ]]||builtin return 0;done;builtin return 1; }`;
   // (\`<<<\` is a here-string, read from the command line itself.)
