@@ -33,8 +33,8 @@
  * @module
  */
 
-export type { Capture } from "./_capture.ts";
-export { SpawnError } from "./_runtime.ts";
+export type { Capture } from "./core/_capture.ts";
+export { SpawnError } from "./runtime/_runtime.ts";
 export {
   DEFAULT_KILL_GRACE_MS,
   DEFAULT_TIMEOUT_MS,
@@ -42,7 +42,7 @@ export {
   type ExecOptions,
   type ExecResult,
   OutputCallbackError,
-} from "./exec.ts";
+} from "./core/exec.ts";
 export {
   type BackgroundProcess,
   type ProcessOutput,
@@ -50,14 +50,14 @@ export {
   type ReadOptions,
   type SpawnProcessOptions,
   type StopOptions,
-} from "./processes.ts";
+} from "./core/processes.ts";
 export {
   BashSession,
   type BashSessionOptions,
   type RunOptions,
   type SessionResult,
   type Transport,
-} from "./session.ts";
+} from "./core/session.ts";
 export {
   AgentError,
   type AgentEvent,
@@ -80,7 +80,7 @@ export {
   type RunnableClientTool,
   runnableProcessTools,
   type ToolUseLike,
-} from "./anthropic.ts";
+} from "./anthropic/anthropic.ts";
 export {
   type AuditEnd,
   type AuditRecord,
@@ -89,7 +89,7 @@ export {
   type JsonlAudit,
   jsonlAudit,
   memoryAudit,
-} from "./audit.ts";
+} from "./egress/audit.ts";
 export {
   BENIGN_EXIT_CODES,
   type CaptureLike,
@@ -107,7 +107,7 @@ export {
   type ToolResultBlock,
   type ToolResultOptions,
   toToolResult,
-} from "./format.ts";
+} from "./egress/format.ts";
 export {
   type Assignment,
   type Command,
@@ -120,7 +120,7 @@ export {
   type Statement,
   type Word,
   type WordPart,
-} from "./parse.ts";
+} from "./shell/parse.ts";
 export {
   awkProgramProblem,
   type Decision,
@@ -130,20 +130,24 @@ export {
   type PolicyOptions,
   type PolicyResult,
   sedScriptProblem,
-} from "./policy.ts";
-export { type RedactOptions, redactor, redactSecrets } from "./redact.ts";
+} from "./policy/mod.ts";
+export {
+  type RedactOptions,
+  redactor,
+  redactSecrets,
+} from "./egress/redact.ts";
 export {
   bwrapArgv,
   bwrapChildPid,
   type BwrapSandbox,
   type Sandbox,
   sandboxLauncher,
-} from "./sandbox.ts";
+} from "./core/sandbox.ts";
 export {
   type SessionLease,
   SessionPool,
   type SessionPoolOptions,
-} from "./pool.ts";
+} from "./core/pool.ts";
 export {
   answerToolUses,
   type EditorPolicy,
@@ -154,4 +158,4 @@ export {
   runnableEditorTool,
   TEXT_EDITOR_TOOL,
   type ToolUseHandler,
-} from "./editor.ts";
+} from "./tools/editor.ts";

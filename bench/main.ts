@@ -29,7 +29,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { BashSession as SdkBashSession } from "@anthropic-ai/sdk/tools/agent-toolset/node";
 import { BashSession, exec } from "../mod.ts";
-import { pump, RUNTIME, spawnGroup } from "../_runtime.ts";
+import { pump, RUNTIME, spawnGroup } from "../runtime/_runtime.ts";
 
 // deno-lint-ignore no-explicit-any
 const g = globalThis as any;
@@ -775,7 +775,7 @@ async function manySessions(): Promise<void> {
 // MCP over loopback HTTP: the official client against `bashbox mcp --http`'s server.
 
 async function mcpLoad(): Promise<void> {
-  const { BashMcp } = await import("../mcp.ts");
+  const { BashMcp } = await import("../mcp/server.ts");
   const { Client, StreamableHTTPClientTransport } = await import(
     "@modelcontextprotocol/client"
   );

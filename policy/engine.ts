@@ -20,7 +20,7 @@ import {
   type Statement,
   type Word,
   type WordPart,
-} from "../parse.ts";
+} from "../shell/parse.ts";
 import { dangerousName } from "./env.ts";
 import type { Arg } from "./options.ts";
 import { judgeProgram } from "./program.ts";

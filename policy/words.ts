@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { Word } from "../parse.ts";
+import type { Word } from "../shell/parse.ts";
 import type { Arg } from "./options.ts";
 
 /** One character of a word, or an expansion whose value is unknown. */
@@ -205,7 +205,7 @@ function toArg(ps: Piece[], text: string): Arg {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { parse } from "../parse.ts";
+ * import { parse } from "../shell/parse.ts";
  * import { wordArgs } from "./words.ts";
  *
  * const cmd = parse("find . {-exec,'pwn'}").body[0].command;

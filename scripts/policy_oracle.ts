@@ -21,8 +21,8 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { exec } from "../exec.ts";
-import { Policy } from "../policy.ts";
+import { exec } from "../core/exec.ts";
+import { Policy } from "../policy/mod.ts";
 import { gitTables } from "../policy/programs/git.ts";
 import { READ_ONLY } from "../policy/programs/mod.ts";
 import { BENIGN } from "../tests/corpus/benign.ts";

@@ -14,7 +14,7 @@ import {
   runAgent,
   runnableBashTool,
 } from "../mod.ts";
-import { startFakeApi } from "../_fake_api.ts";
+import { startFakeApi } from "../anthropic/fake_api.ts";
 import { test } from "./_harness.ts";
 import { gone, marker } from "./_procs.ts";
 

@@ -27,8 +27,8 @@ import {
   runAgent,
   runnableBashTool,
 } from "../mod.ts";
-import { startFakeApi } from "../_fake_api.ts";
-import { redactor } from "../redact.ts";
+import { startFakeApi } from "../anthropic/fake_api.ts";
+import { redactor } from "../egress/redact.ts";
 import { execPath, runtime, test } from "./_harness.ts";
 import { gone, marker } from "./_procs.ts";
 
@@ -586,8 +586,8 @@ test("anthropic.ts and format.ts load no npm package, imported by path without t
   const here = new URL("..", import.meta.url).pathname;
   const script = join(tempDir(), "light.ts");
   const source = `
-import { BASH_TOOL, BashTool } from "${here}anthropic.ts";
-import { formatResult } from "${here}format.ts";
+import { BASH_TOOL, BashTool } from "${here}anthropic/mod.ts";
+import { formatResult } from "${here}egress/format.ts";
 const g = globalThis as any;
 await using tool = new BashTool();
 const block = await tool.handle({ id: "a", input: { command: "echo hi" } });

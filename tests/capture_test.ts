@@ -1,5 +1,5 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
-import { CaptureBuffer, checkByteLimit } from "../_capture.ts";
+import { CaptureBuffer, checkByteLimit } from "../core/_capture.ts";
 import { test } from "./_harness.ts";
 
 const enc = new TextEncoder();

@@ -9,8 +9,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CliTerminal, main, VERSION } from "../cli.ts";
-import { type ScriptedTurn, startFakeApi } from "../_fake_api.ts";
+import { type CliTerminal, main, VERSION } from "../cli/main.ts";
+import { type ScriptedTurn, startFakeApi } from "../anthropic/fake_api.ts";
 import { exec } from "../mod.ts";
 import { execPath, runtime, test } from "./_harness.ts";
 
@@ -502,8 +502,8 @@ test("cli.ts redacts the same environment on Deno and on Bun", async () => {
   const secret = "s3cr3t-value-" + Date.now();
   for (const which of ["deno", "bun"]) {
     const argv = which === "deno"
-      ? "deno run --allow-run=bash --allow-read --allow-write --allow-env cli.ts"
-      : "bun cli.ts";
+      ? "deno run --allow-run=bash --allow-read --allow-write --allow-env cli/main.ts"
+      : "bun cli/main.ts";
     const r = await exec(
       [
         "bash",
@@ -604,7 +604,7 @@ test("main() rejects bad flags and commands with exit code 2", async () => {
 });
 
 const anthropicSource = readFileSync(
-  new URL("../anthropic.ts", import.meta.url),
+  new URL("../anthropic/anthropic.ts", import.meta.url),
   "utf8",
 );
 
@@ -625,7 +625,7 @@ test(
           env: {
             DIR: dir,
             BIN: execPath(),
-            CLI: new URL("../cli.ts", import.meta.url).pathname,
+            CLI: new URL("../cli/main.ts", import.meta.url).pathname,
           },
           timeoutMs: 60_000,
         },
@@ -649,8 +649,8 @@ test(
   "cli.ts repl on a real terminal: Ctrl-C stops the command, the REPL goes on",
   async () => {
     const run = runtime === "deno"
-      ? "deno run --allow-run=bash --allow-read --allow-write --allow-env cli.ts"
-      : `"${execPath()}" cli.ts`;
+      ? "deno run --allow-run=bash --allow-read --allow-write --allow-env cli/main.ts"
+      : `"${execPath()}" cli/main.ts`;
     const keys = [
       "sleep 1.5; printf 'export V=kept\\r'",
       "sleep 0.7; printf 'sleep 30; echo not-reached\\r'",

@@ -15,20 +15,20 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
-import { startFakeApi } from "../_fake_api.ts";
-import { BashTool, runnableBashTool } from "../anthropic.ts";
-import { memoryAudit } from "../audit.ts";
+import { startFakeApi } from "../anthropic/fake_api.ts";
+import { BashTool, runnableBashTool } from "../anthropic/anthropic.ts";
+import { memoryAudit } from "../egress/audit.ts";
 import {
   answerToolUses,
   EditorTool,
   type EditorToolOptions,
   runnableEditorTool,
   TEXT_EDITOR_TOOL,
-} from "../editor.ts";
-import { exec } from "../exec.ts";
-import { Policy } from "../policy.ts";
-import { redactSecrets } from "../redact.ts";
-import { BashSession } from "../session.ts";
+} from "../tools/editor.ts";
+import { exec } from "../core/exec.ts";
+import { Policy } from "../policy/mod.ts";
+import { redactSecrets } from "../egress/redact.ts";
+import { BashSession } from "../core/session.ts";
 import { test } from "./_harness.ts";
 import { startSshd } from "./_sshd.ts";
 

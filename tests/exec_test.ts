@@ -1,6 +1,6 @@
 import { equal, match, ok, rejects } from "node:assert/strict";
 import { exec, SpawnError } from "../mod.ts";
-import { liveGroupCount } from "../_runtime.ts";
+import { liveGroupCount } from "../runtime/_runtime.ts";
 import { test } from "./_harness.ts";
 import { gone, marker, started } from "./_procs.ts";
 

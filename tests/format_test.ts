@@ -9,8 +9,8 @@ import {
   looksBinary,
   sanitize,
   toToolResult,
-} from "../format.ts";
-import { CaptureBuffer } from "../_capture.ts";
+} from "../egress/format.ts";
+import { CaptureBuffer } from "../core/_capture.ts";
 import { test } from "./_harness.ts";
 
 const enc = new TextEncoder();

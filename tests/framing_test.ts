@@ -1,5 +1,5 @@
 import { deepStrictEqual, equal, throws } from "node:assert/strict";
-import { search, SentinelScanner } from "../_framing.ts";
+import { search, SentinelScanner } from "../core/_framing.ts";
 import { test } from "./_harness.ts";
 
 const enc = new TextEncoder();

@@ -38,7 +38,10 @@ function npmReached(entry: string, seen = new Set<string>()): string[] {
   return [...npm];
 }
 
-const anthropicSource = readFileSync(join(root, "anthropic.ts"), "utf8");
+const anthropicSource = readFileSync(
+  join(root, "anthropic/anthropic.ts"),
+  "utf8",
+);
 const anthropicPending =
   /^import [^;]*from "@anthropic-ai\/sdk/m.test(anthropicSource) &&
   "anthropic.ts still imports the SDK when it loads (its own change in issue 12)";
@@ -70,7 +73,7 @@ test("deno.json exports every part, each with module docs", () => {
 });
 
 // Entry points whose graph includes anthropic.ts wait for its lazy SDK.
-const viaAnthropic = new Set(["mod.ts", "anthropic.ts", "cli.ts"]);
+const viaAnthropic = new Set(["mod.ts", "anthropic/mod.ts", "cli/main.ts"]);
 
 for (const [name, file] of Object.entries(entries)) {
   const entry = file.replace(/^\.\//, "");
@@ -108,15 +111,18 @@ for (const [name, file] of Object.entries(entries)) {
 }
 
 test("the MCP server (mcp.ts) is reached only through ./mcp and the CLI's mcp subcommand", () => {
-  for (const entry of ["mod.ts", "cli.ts", "anthropic.ts", "pool.ts"]) {
+  for (
+    const entry of ["mod.ts", "cli/main.ts", "anthropic/mod.ts", "core/pool.ts"]
+  ) {
     const seen = new Set<string>();
     npmReached(entry, seen);
     const files = [...seen].map((f) => f.replace(root + "/", ""));
     ok(
-      !files.includes("mcp.ts") && !files.includes("_mcp_cli.ts"),
+      !files.some((f) => f.startsWith("mcp/")) &&
+        !files.includes("cli/_mcp.ts"),
       `${entry} statically reaches the MCP server`,
     );
   }
-  const cli = readFileSync(join(root, "cli.ts"), "utf8");
-  ok(/await import\("\.\/_mcp_cli\.ts"\)/.test(cli), "cli.ts loads it lazily");
+  const cli = readFileSync(join(root, "cli/main.ts"), "utf8");
+  ok(/await import\("\.\/_mcp\.ts"\)/.test(cli), "cli.ts loads it lazily");
 });

@@ -16,12 +16,16 @@ import {
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { BashTool } from "../anthropic.ts";
-import { memoryAudit } from "../audit.ts";
-import { BashMcp, type BashMcpOptions, type McpHttpOptions } from "../mcp.ts";
-import { Policy } from "../policy.ts";
-import { mcpHelp, planMcp } from "../_mcp_cli.ts";
-import { main } from "../cli.ts";
+import { BashTool } from "../anthropic/anthropic.ts";
+import { memoryAudit } from "../egress/audit.ts";
+import {
+  BashMcp,
+  type BashMcpOptions,
+  type McpHttpOptions,
+} from "../mcp/server.ts";
+import { Policy } from "../policy/mod.ts";
+import { mcpHelp, planMcp } from "../cli/_mcp.ts";
+import { main } from "../cli/main.ts";
 import { runtime, test } from "./_harness.ts";
 import { alive, gone, marker, started } from "./_procs.ts";
 import { exec } from "../mod.ts";
@@ -136,8 +140,8 @@ function stdioTransport(args: string[] = []): StdioClientTransport {
   const g = globalThis as any;
   const exe = runtime === "deno" ? g.Deno.execPath() : g.process.execPath;
   const run = runtime === "deno"
-    ? `exec "$EXE" run --quiet --allow-run=bash --allow-read --allow-write --allow-env cli.ts mcp "$@"`
-    : `exec "$EXE" cli.ts mcp "$@"`;
+    ? `exec "$EXE" run --quiet --allow-run=bash --allow-read --allow-write --allow-env cli/main.ts mcp "$@"`
+    : `exec "$EXE" cli/main.ts mcp "$@"`;
   return new StdioClientTransport({
     command: "bash",
     args: ["-c", run, "bashbox", ...args],
@@ -594,7 +598,7 @@ test(
 
 test("bashbox mcp --help documents every flag; bad flags and config are usage errors", async () => {
   const help = mcpHelp("bashbox");
-  const source = readFileSync(join(root, "_mcp_cli.ts"), "utf8");
+  const source = readFileSync(join(root, "cli/_mcp.ts"), "utf8");
   const sets = [
     ...source.matchAll(/^const (?:VALUE|FLAGS) = new Set\(\[([\s\S]*?)\]\)/gm),
   ]
@@ -702,8 +706,8 @@ test(
     const g = globalThis as any;
     const exe = runtime === "deno" ? g.Deno.execPath() : g.process.execPath;
     const run = runtime === "deno"
-      ? `exec "$EXE" run --quiet --allow-run=bash --allow-read --allow-write --allow-env --allow-net=127.0.0.1 cli.ts mcp --http --port 0 --policy readonly`
-      : `exec "$EXE" cli.ts mcp --http --port 0 --policy readonly`;
+      ? `exec "$EXE" run --quiet --allow-run=bash --allow-read --allow-write --allow-env --allow-net=127.0.0.1 cli/main.ts mcp --http --port 0 --policy readonly`
+      : `exec "$EXE" cli/main.ts mcp --http --port 0 --policy readonly`;
     const child = spawn("bash", ["-c", run], {
       cwd: root,
       env: {
@@ -930,8 +934,8 @@ test(
     const g = globalThis as any;
     const exe = runtime === "deno" ? g.Deno.execPath() : g.process.execPath;
     const run = runtime === "deno"
-      ? `exec "$EXE" run --quiet --allow-run=bash --allow-read --allow-write --allow-env cli.ts mcp`
-      : `exec "$EXE" cli.ts mcp`;
+      ? `exec "$EXE" run --quiet --allow-run=bash --allow-read --allow-write --allow-env cli/main.ts mcp`
+      : `exec "$EXE" cli/main.ts mcp`;
     const child = spawn("bash", ["-c", run], {
       cwd: root,
       env: {

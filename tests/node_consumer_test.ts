@@ -96,7 +96,7 @@ async function build(dir: string): Promise<void> {
     [
       "bash",
       "-c",
-      `cd "$1" && sed -i 's#"exports": {#"exports": {\\n    "./fake-api": "./_fake_api.js",#' package.json`,
+      `cd "$1" && sed -i 's#"exports": {#"exports": {\\n    "./fake-api": "./anthropic/fake_api.js",#' package.json`,
       "x",
       pkg,
     ],
@@ -177,7 +177,7 @@ test(
         [
           "bash",
           "-c",
-          'cd "$1" && ls *.d.ts policy/*.d.ts | wc -l',
+          'cd "$1" && ls */*.d.ts | wc -l',
           "x",
           join(scratch, "node_modules", "@bashbox", "core"),
         ],

@@ -1,7 +1,7 @@
 import { deepStrictEqual, equal, ok, throws } from "node:assert/strict";
 import mvdan from "mvdan-sh";
 import { exec } from "../mod.ts";
-import { literal, parse, ParseError, type Script } from "../parse.ts";
+import { literal, parse, ParseError, type Script } from "../shell/parse.ts";
 import { test } from "./_harness.ts";
 import { COLLECTED, generated } from "./corpus/commands.ts";
 

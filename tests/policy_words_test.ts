@@ -1,6 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { exec } from "../mod.ts";
-import { parse } from "../parse.ts";
+import { parse } from "../shell/parse.ts";
 import { wordArgs } from "../policy/words.ts";
 import { test } from "./_harness.ts";
 

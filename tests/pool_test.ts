@@ -1,6 +1,6 @@
 import { equal, notEqual, ok, rejects, throws } from "node:assert/strict";
 import { BashSession, formatResult, SessionPool } from "../mod.ts";
-import { liveGroupCount } from "../_runtime.ts";
+import { liveGroupCount } from "../runtime/_runtime.ts";
 import { test } from "./_harness.ts";
 import { alive, gone, marker } from "./_procs.ts";
 

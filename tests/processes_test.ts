@@ -8,7 +8,7 @@ import {
   PROCESS_TOOLS,
   runnableProcessTools,
 } from "../mod.ts";
-import type { BackgroundProcess } from "../processes.ts";
+import type { BackgroundProcess } from "../core/processes.ts";
 import { runtime, test } from "./_harness.ts";
 import { alive, gone, marker } from "./_procs.ts";
 
@@ -634,7 +634,7 @@ test(
     // deno-lint-ignore no-explicit-any
     const g = globalThis as any;
     const bin: string = g.Deno ? g.Deno.execPath() : g.process.execPath;
-    const cli = new URL("../cli.ts", import.meta.url).pathname;
+    const cli = new URL("../cli/main.ts", import.meta.url).pathname;
     const r = await exec(
       runtime === "deno"
         ? `"$BIN" run --allow-run=bash --allow-read --allow-write --allow-env --allow-net=127.0.0.1 "$CLI" demo`

@@ -9,7 +9,7 @@ import {
   needle,
   parseTrailer,
   randomId,
-} from "../_protocol.ts";
+} from "../core/_protocol.ts";
 import { exec } from "../mod.ts";
 import { test } from "./_harness.ts";
 

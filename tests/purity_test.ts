@@ -41,7 +41,7 @@ test("format.ts loads in a worker with no permissions", async () => {
     `{ text: "x\\n", head: "x\\n", tail: "", totalBytes: 2, omittedBytes: 0, truncated: false }`;
   equal(
     await inBareWorker(
-      "../format.ts",
+      "../egress/format.ts",
       `m.formatResult({ output: ${c}, exitCode: 0, timedOut: false })`,
     ),
     "Exit code 0\nx\n",
@@ -51,7 +51,7 @@ test("format.ts loads in a worker with no permissions", async () => {
 test("policy.ts loads in a worker with no permissions", async () => {
   equal(
     await inBareWorker(
-      "../policy.ts",
+      "../policy/mod.ts",
       `m.Policy.readOnly().check("ls | wc -l").decision`,
     ),
     "allow",
@@ -59,13 +59,16 @@ test("policy.ts loads in a worker with no permissions", async () => {
 }, { skip });
 
 test("parse.ts loads in a worker with no permissions", async () => {
-  equal(await inBareWorker("../parse.ts", `m.parse("a && b").body.length`), 1);
+  equal(
+    await inBareWorker("../shell/parse.ts", `m.parse("a && b").body.length`),
+    1,
+  );
 }, { skip });
 
 test("redact.ts loads in a worker with no permissions", async () => {
   equal(
     await inBareWorker(
-      "../redact.ts",
+      "../egress/redact.ts",
       `m.redactSecrets("AKIAIOSFODNN7EXAMPLE")`,
     ),
     "[REDACTED:aws-access-key]",

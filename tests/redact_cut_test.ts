@@ -6,14 +6,14 @@
  * around them, except OpenAI's `sk-` keys and JWTs, which need a word boundary.
  */
 import { equal, ok } from "node:assert/strict";
-import { CaptureBuffer } from "../_capture.ts";
-import { type CaptureLike, formatResult } from "../format.ts";
+import { CaptureBuffer } from "../core/_capture.ts";
+import { type CaptureLike, formatResult } from "../egress/format.ts";
 import {
   redactor,
   redactQuoted,
   redactSecrets,
   redactStream,
-} from "../redact.ts";
+} from "../egress/redact.ts";
 import { test } from "./_harness.ts";
 
 /** A seeded generator, so every run tests the same cases. */

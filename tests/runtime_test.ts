@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BashSession, exec } from "../mod.ts";
-import { liveGroupCount } from "../_runtime.ts";
+import { liveGroupCount } from "../runtime/_runtime.ts";
 import { execPath, runtime, test } from "./_harness.ts";
 import { alive, gone, marker } from "./_procs.ts";
 

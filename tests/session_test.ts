@@ -1,6 +1,6 @@
 import { deepStrictEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { BashSession, exec, SpawnError } from "../mod.ts";
-import { liveGroupCount } from "../_runtime.ts";
+import { liveGroupCount } from "../runtime/_runtime.ts";
 import { test } from "./_harness.ts";
 import { alive, gone, marker, started } from "./_procs.ts";
 

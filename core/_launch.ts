@@ -18,7 +18,7 @@ import {
   spawnGroup,
   SWEEP_SCRIPT,
   within,
-} from "./_runtime.ts";
+} from "../runtime/_runtime.ts";
 import { bwrapArgv, type Sandbox, sandboxLauncher } from "./sandbox.ts";
 
 /** A byte pipe to a remote bash. */

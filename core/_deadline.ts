@@ -115,7 +115,7 @@ export function guardCallback<A extends unknown[]>(
  *
  * @example
  * ```ts
- * import { exec, OutputCallbackError } from "./mod.ts";
+ * import { exec, OutputCallbackError } from "../mod.ts";
  * import assert from "node:assert/strict";
  *
  * const error = await exec("echo hi", {

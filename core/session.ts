@@ -36,7 +36,7 @@ import {
   SpawnError,
   spawnGroup,
   type StdinFifo,
-} from "./_runtime.ts";
+} from "../runtime/_runtime.ts";
 import {
   bootstrapLine,
   callLines,
@@ -69,7 +69,7 @@ import {
   signalSandbox,
   type Transport,
 } from "./_launch.ts";
-import { type Limits, limitsScript } from "./policy.ts";
+import { type Limits, limitsScript } from "../policy/mod.ts";
 import {
   type BackgroundProcess,
   ProcessTable,
@@ -78,7 +78,7 @@ import {
 import { bwrapArgv, bwrapChildPid, type Sandbox } from "./sandbox.ts";
 
 export type { Capture } from "./_capture.ts";
-export type { Limits } from "./policy.ts";
+export type { Limits } from "../policy/mod.ts";
 export type { Sandbox } from "./sandbox.ts";
 export type { Transport };
 export type {
@@ -450,7 +450,7 @@ class Shell {
  *
  * @example State persists across calls
  * ```ts
- * import { BashSession } from "./mod.ts";
+ * import { BashSession } from "../mod.ts";
  *
  * await using session = new BashSession();
  * await session.run("cd /tmp && export GREETING=hi");
@@ -461,7 +461,7 @@ class Shell {
  *
  * @example A deadline stops the command but keeps the shell
  * ```ts
- * import { BashSession } from "./mod.ts";
+ * import { BashSession } from "../mod.ts";
  *
  * await using session = new BashSession({ timeoutMs: 200 });
  * await session.run("x=kept");
@@ -577,7 +577,7 @@ export class BashSession {
    *
    * @example
    * ```ts
-   * import { BashSession } from "./mod.ts";
+   * import { BashSession } from "../mod.ts";
    *
    * await using session = new BashSession({ cwd: "/tmp" });
    * await session.start();
@@ -596,7 +596,7 @@ export class BashSession {
    *
    * @example
    * ```ts
-   * import { BashSession } from "./mod.ts";
+   * import { BashSession } from "../mod.ts";
    *
    * await using session = new BashSession({ stderr: "separate" });
    * const r = await session.run("echo out; echo err >&2; false");
@@ -648,7 +648,7 @@ export class BashSession {
    *
    * @example
    * ```ts
-   * import { BashSession } from "./mod.ts";
+   * import { BashSession } from "../mod.ts";
    *
    * await using session = new BashSession();
    * session.run("sleep 0.05");
@@ -667,7 +667,7 @@ export class BashSession {
    *
    * @example
    * ```ts
-   * import { BashSession } from "./mod.ts";
+   * import { BashSession } from "../mod.ts";
    *
    * await using session = new BashSession();
    * await session.run("export X=1");
@@ -689,7 +689,7 @@ export class BashSession {
    *
    * @example
    * ```ts
-   * import { BashSession } from "./mod.ts";
+   * import { BashSession } from "../mod.ts";
    *
    * const session = new BashSession();
    * await session.run("sleep 1000 &");
@@ -938,7 +938,7 @@ export class BashSession {
    *
    * @example
    * ```ts
-   * import { BashSession } from "./mod.ts";
+   * import { BashSession } from "../mod.ts";
    *
    * await using session = new BashSession();
    * await session.run("cd /tmp && export GREETING=hi");
@@ -975,7 +975,7 @@ export class BashSession {
    *
    * @example
    * ```ts
-   * import { BashSession } from "./mod.ts";
+   * import { BashSession } from "../mod.ts";
    *
    * await using session = new BashSession();
    * const p = await session.spawn("sleep 30");

@@ -7,7 +7,7 @@
  */
 
 import { readFileSync } from "node:fs";
-import { Policy, type PolicyOptions } from "./policy.ts";
+import { Policy, type PolicyOptions } from "../policy/mod.ts";
 
 /** A mistake in the words of a command line: reported with a pointer to `--help`. */
 export class UsageError extends Error {}
@@ -18,7 +18,7 @@ export class UsageError extends Error {}
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { readPolicyFile, UsageError } from "./_cli_policy.ts";
+ * import { readPolicyFile, UsageError } from "./_policy.ts";
  *
  * assert.throws(() => readPolicyFile("/nonexistent/policy.json"), UsageError);
  * ```
@@ -50,7 +50,7 @@ export function readPolicyFile(path: string): PolicyOptions {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { policyOf } from "./_cli_policy.ts";
+ * import { policyOf } from "./_policy.ts";
  *
  * assert.equal(policyOf({ allow: ["ls"] }).check("ls -l").decision, "allow");
  * ```
@@ -70,7 +70,7 @@ export function policyOf(options: PolicyOptions, what = "The policy"): Policy {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadPolicy } from "./_cli_policy.ts";
+ * import { loadPolicy } from "./_policy.ts";
  *
  * assert.equal(loadPolicy("readonly").check("ls -l").decision, "allow");
  * assert.equal(loadPolicy("allow-all").check("rm -rf /").decision, "allow");

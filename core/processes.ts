@@ -23,7 +23,7 @@
  *
  * @example
  * ```ts
- * import { BashSession } from "./mod.ts";
+ * import { BashSession } from "../mod.ts";
  *
  * await using session = new BashSession();
  * await session.run("greet() { echo hello $1; }");
@@ -65,9 +65,9 @@ import {
   SpawnError,
   spawnGroup,
   trackGroup,
-} from "./_runtime.ts";
-import { SIGNAL_NAMES } from "./_signals.ts";
-import { redactStream, type StreamRedactor } from "./redact.ts";
+} from "../runtime/_runtime.ts";
+import { SIGNAL_NAMES } from "../runtime/signals.ts";
+import { redactStream, type StreamRedactor } from "../egress/redact.ts";
 import { bwrapArgv } from "./sandbox.ts";
 
 /** Options of {@linkcode BashSession.spawn}. */
@@ -572,7 +572,7 @@ const SIGNAL_NAME =
  *
  * @example
  * ```ts
- * import { BashSession } from "./mod.ts";
+ * import { BashSession } from "../mod.ts";
  *
  * await using session = new BashSession();
  * const cat = await session.spawn("cat");

@@ -10,9 +10,14 @@
  * @module
  */
 
-import type { Capture } from "./_capture.ts";
-import { SIGNAL_NAMES } from "./_signals.ts";
-import { type Command, literal, parse, type Statement } from "./parse.ts";
+import type { Capture } from "../core/_capture.ts";
+import { SIGNAL_NAMES } from "../runtime/signals.ts";
+import {
+  type Command,
+  literal,
+  parse,
+  type Statement,
+} from "../shell/parse.ts";
 import { endsInsideKey, safeEnd, safeStart } from "./redact.ts";
 
 /** The captured output of one stream: the `Capture` of `exec` and `BashSession`. */

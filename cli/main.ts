@@ -11,7 +11,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { main } from "./cli.ts";
+ * import { main } from "./main.ts";
  *
  * let out = "";
  * const code = await main(["run", "echo", "hi"], { out: (t) => out += t, err: () => {} });
@@ -25,27 +25,27 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { loadPolicy, UsageError } from "./_cli_policy.ts";
-import type { ScriptedTurn } from "./_fake_api.ts";
+import { loadPolicy, UsageError } from "./_policy.ts";
+import type { ScriptedTurn } from "../anthropic/fake_api.ts";
 import {
   type AgentEvent,
   BashTool,
   type MessagesClient,
   runAgent,
-} from "./anthropic.ts";
-import { jsonlAudit } from "./audit.ts";
-import { EditorTool } from "./editor.ts";
-import { describeStatus } from "./format.ts";
-import { Policy } from "./policy.ts";
-import { redactor } from "./redact.ts";
+} from "../anthropic/anthropic.ts";
+import { jsonlAudit } from "../egress/audit.ts";
+import { EditorTool } from "../tools/editor.ts";
+import { describeStatus } from "../egress/format.ts";
+import { Policy } from "../policy/mod.ts";
+import { redactor } from "../egress/redact.ts";
 import {
   BashSession,
   type BashSessionOptions,
   type RunOptions,
   type SessionResult,
-} from "./session.ts";
+} from "../core/session.ts";
 
-export type { ToolResultBlock } from "./format.ts";
+export type { ToolResultBlock } from "../egress/format.ts";
 export type { AgentEvent, ScriptedTurn };
 
 /**
@@ -54,7 +54,7 @@ export type { AgentEvent, ScriptedTurn };
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { VERSION } from "./cli.ts";
+ * import { VERSION } from "./main.ts";
  *
  * assert.match(VERSION, /^\d+\.\d+\.\d+/);
  * ```
@@ -67,7 +67,7 @@ export const VERSION = "0.1.0";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { DEFAULT_MODEL } from "./cli.ts";
+ * import { DEFAULT_MODEL } from "./main.ts";
  *
  * assert.equal(typeof DEFAULT_MODEL, "string");
  * ```
@@ -304,7 +304,7 @@ function existingDirectory(dir: string | undefined): string | undefined {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { main } from "./cli.ts";
+ * import { main } from "./main.ts";
  *
  * let out = "";
  * let err = "";
@@ -319,7 +319,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   const name = io.name ?? "bashbox";
   if (args[0] === "mcp") {
     // The MCP package is loaded only for this subcommand.
-    const { mcpMain } = await import("./_mcp_cli.ts");
+    const { mcpMain } = await import("./_mcp.ts");
     return await mcpMain(args.slice(1), io);
   }
   const parsed: Parsed = { values: {}, flags: {}, rest: [] };
@@ -934,7 +934,7 @@ async function readLine(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { describeEvent } from "./cli.ts";
+ * import { describeEvent } from "./main.ts";
  *
  * assert.equal(describeEvent({ type: "stop", reason: "end_turn" }), "\n[stopped: end_turn]\n");
  * assert.equal(
@@ -1019,7 +1019,7 @@ export function describeEvent(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { demoTurns } from "./cli.ts";
+ * import { demoTurns } from "./main.ts";
  *
  * const turns = demoTurns("/tmp/demo");
  * assert.equal(turns.at(-1)?.stop_reason, "end_turn");
@@ -1135,7 +1135,9 @@ async function demo(
   );
   const offline = !options.apiKey;
   const api = offline
-    ? await (await import("./_fake_api.ts")).startFakeApi(demoTurns(dir))
+    ? await (await import("../anthropic/fake_api.ts")).startFakeApi(
+      demoTurns(dir),
+    )
     : null;
   const tool = new BashTool({
     sessionOptions: { cwd: dir },

@@ -7,14 +7,18 @@
  */
 
 import { readFileSync, statSync } from "node:fs";
-import { policyOf, readPolicyFile, UsageError } from "./_cli_policy.ts";
-import type { CommandPolicy } from "./anthropic.ts";
-import { jsonlAudit } from "./audit.ts";
-import { BashMcp, type BashMcpOptions, type McpHttpOptions } from "./mcp.ts";
-import { Policy, type PolicyOptions } from "./policy.ts";
-import type { Limits } from "./policy/limits.ts";
-import { redactor } from "./redact.ts";
-import type { BashSessionOptions } from "./session.ts";
+import { policyOf, readPolicyFile, UsageError } from "./_policy.ts";
+import type { CommandPolicy } from "../anthropic/anthropic.ts";
+import { jsonlAudit } from "../egress/audit.ts";
+import {
+  BashMcp,
+  type BashMcpOptions,
+  type McpHttpOptions,
+} from "../mcp/server.ts";
+import { Policy, type PolicyOptions } from "../policy/mod.ts";
+import type { Limits } from "../policy/limits.ts";
+import { redactor } from "../egress/redact.ts";
+import type { BashSessionOptions } from "../core/session.ts";
 
 /** Where the MCP command line writes, and its environment. */
 export interface McpCliIo {

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { ToolResultBlock } from "./format.ts";
+import type { ToolResultBlock } from "../egress/format.ts";
 
 /** The SDK's public entry point, loaded only when a tool result must be thrown as its `ToolError`. */
 const SDK_SPECIFIER = "@anthropic-ai/sdk";

@@ -22,28 +22,33 @@
  * @module
  */
 
-import { runnableMembers } from "./_runnable.ts";
-import type { AuditSink } from "./audit.ts";
+import { runnableMembers } from "../anthropic/_runnable.ts";
+import type { AuditSink } from "../egress/audit.ts";
 import type {
   CommandPolicy,
   PolicyDecision,
   ToolUseLike,
-} from "./anthropic.ts";
-import { DEFAULT_MAX_CHARS, type ToolResultBlock } from "./format.ts";
+} from "../anthropic/anthropic.ts";
+import { DEFAULT_MAX_CHARS, type ToolResultBlock } from "../egress/format.ts";
 import {
   BashSession,
   type BashSessionOptions,
   type SessionResult,
-} from "./session.ts";
+} from "../core/session.ts";
 
-export type * from "./_session_types.ts";
+export type * from "../core/_session_types.ts";
 export type {
   CommandPolicy,
   PolicyDecision,
   ToolUseLike,
-} from "./anthropic.ts";
-export type { AuditEnd, AuditRecord, AuditSink, AuditStart } from "./audit.ts";
-export type { ToolResultBlock } from "./format.ts";
+} from "../anthropic/anthropic.ts";
+export type {
+  AuditEnd,
+  AuditRecord,
+  AuditSink,
+  AuditStart,
+} from "../egress/audit.ts";
+export type { ToolResultBlock } from "../egress/format.ts";
 
 /**
  * The tool definition to send in `tools`: Anthropic's schema-less text editor
@@ -1879,7 +1884,7 @@ export interface ToolUseHandler {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { BashTool } from "./anthropic.ts";
+ * import { BashTool } from "../anthropic/anthropic.ts";
  * import { answerToolUses, EditorTool } from "./editor.ts";
  *
  * await using bash = new BashTool();

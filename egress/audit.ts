@@ -89,7 +89,7 @@ export interface JsonlAudit extends AuditSink {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { jsonlAudit } from "./mod.ts";
+ * import { jsonlAudit } from "../mod.ts";
  *
  * const path = await Deno.makeTempFile({ suffix: ".jsonl" });
  * const audit = jsonlAudit(path);
@@ -135,7 +135,7 @@ export function jsonlAudit(path: string): JsonlAudit {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { memoryAudit } from "./mod.ts";
+ * import { memoryAudit } from "../mod.ts";
  *
  * const audit = memoryAudit();
  * audit.write({ event: "start", time: "", sessionId: "s", toolUseId: "t", command: "ls", decision: "none" });

@@ -19,7 +19,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { BashMcp } from "./mcp.ts";
+ * import { BashMcp } from "./server.ts";
  *
  * await using mcp = new BashMcp({ timeoutMs: 30_000 });
  * const http = await mcp.serveHttp({ port: 0 });
@@ -35,15 +35,20 @@ import type {
   ServerContext,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import { BashTool, type CommandPolicy } from "./anthropic.ts";
-import type { AuditSink } from "./audit.ts";
-import { sanitize } from "./format.ts";
-import { SessionPool } from "./pool.ts";
-import { BashSession, type BashSessionOptions } from "./session.ts";
+import { BashTool, type CommandPolicy } from "../anthropic/anthropic.ts";
+import type { AuditSink } from "../egress/audit.ts";
+import { sanitize } from "../egress/format.ts";
+import { SessionPool } from "../core/pool.ts";
+import { BashSession, type BashSessionOptions } from "../core/session.ts";
 
-export type { CommandPolicy, PolicyDecision } from "./anthropic.ts";
-export type { AuditEnd, AuditRecord, AuditSink, AuditStart } from "./audit.ts";
-export type * from "./_session_types.ts";
+export type { CommandPolicy, PolicyDecision } from "../anthropic/anthropic.ts";
+export type {
+  AuditEnd,
+  AuditRecord,
+  AuditSink,
+  AuditStart,
+} from "../egress/audit.ts";
+export type * from "../core/_session_types.ts";
 
 /** The version the server reports to clients. */
 const SERVER_VERSION = "0.1.0";
@@ -347,7 +352,7 @@ interface HttpSession {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { BashMcp } from "./mcp.ts";
+ * import { BashMcp } from "./server.ts";
  *
  * const mcp = new BashMcp({ maxSessions: 4, returnAfterMs: 20_000 });
  * const http = await mcp.serveHttp({ port: 0 });
@@ -405,7 +410,7 @@ export class BashMcp {
    *
    * @example
    * ```ts
-   * import { BashMcp } from "./mcp.ts";
+   * import { BashMcp } from "./server.ts";
    *
    * const mcp = new BashMcp();
    * await mcp.close();
@@ -476,7 +481,7 @@ export class BashMcp {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { BashMcp } from "./mcp.ts";
+   * import { BashMcp } from "./server.ts";
    *
    * await using mcp = new BashMcp();
    * const http = await mcp.serveHttp({ port: 0, tokens: ["s3cret-token-1234"] });

@@ -19,17 +19,21 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { localIds, runnableMembers } from "./_runnable.ts";
-import type { AuditRecord, AuditSink } from "./audit.ts";
-import type { EditorTool } from "./editor.ts";
+import type { AuditRecord, AuditSink } from "../egress/audit.ts";
+import type { EditorTool } from "../tools/editor.ts";
 import {
   DEFAULT_MAX_CHARS,
   errorToolResult,
   needsSpill,
   type ToolResultBlock,
   toToolResult,
-} from "./format.ts";
-import { redactQuoted, redactStream, type StreamRedactor } from "./redact.ts";
-import type { Sandbox } from "./sandbox.ts";
+} from "../egress/format.ts";
+import {
+  redactQuoted,
+  redactStream,
+  type StreamRedactor,
+} from "../egress/redact.ts";
+import type { Sandbox } from "../core/sandbox.ts";
 import {
   type BackgroundProcess,
   BashSession,
@@ -37,18 +41,23 @@ import {
   type ProcessOutput,
   type SessionResult,
   type Transport,
-} from "./session.ts";
+} from "../core/session.ts";
 
 // The session types this entry point's API names, for readers of `./anthropic` alone.
-export type * from "./_session_types.ts";
+export type * from "../core/_session_types.ts";
 export type {
   EditorPolicy,
   EditorTool,
   EditorToolDefinition,
   EditorToolOptions,
-} from "./editor.ts";
-export type { ToolResultBlock } from "./format.ts";
-export type { AuditEnd, AuditRecord, AuditSink, AuditStart } from "./audit.ts";
+} from "../tools/editor.ts";
+export type { ToolResultBlock } from "../egress/format.ts";
+export type {
+  AuditEnd,
+  AuditRecord,
+  AuditSink,
+  AuditStart,
+} from "../egress/audit.ts";
 
 /**
  * The tool definition to send in `tools`: Anthropic's schema-less bash tool.
@@ -56,7 +65,7 @@ export type { AuditEnd, AuditRecord, AuditSink, AuditStart } from "./audit.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { BASH_TOOL } from "./mod.ts";
+ * import { BASH_TOOL } from "../mod.ts";
  *
  * assert.ok(BASH_TOOL.type === "bash_20250124" && BASH_TOOL.name === "bash");
  * ```
@@ -464,7 +473,7 @@ const HOST_ONLY_HINT =
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { BashTool } from "./mod.ts";
+ * import { BashTool } from "../mod.ts";
  *
  * await using tool = new BashTool();
  * const block = await tool.handle({ id: "toolu_1", name: "bash", input: { command: "echo hi" } });
@@ -525,7 +534,7 @@ export class BashTool {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { BashTool } from "./mod.ts";
+   * import { BashTool } from "../mod.ts";
    *
    * await using tool = new BashTool();
    * const bad = await tool.handle({ id: "toolu_2", name: "bash", input: { cmd: "ls" } });
@@ -649,7 +658,7 @@ export class BashTool {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { BashTool } from "./mod.ts";
+   * import { BashTool } from "../mod.ts";
    *
    * await using tool = new BashTool();
    * const results = await tool.handleAll({

@@ -9,7 +9,7 @@
  */
 
 import { statSync } from "node:fs";
-import { SIGNAL_NAMES } from "./_signals.ts";
+import { SIGNAL_NAMES } from "./signals.ts";
 
 /** Signals the library sends to a process group. */
 export type GroupSignal = "SIGINT" | "SIGTERM" | "SIGKILL";
@@ -78,9 +78,9 @@ const BunNs = DenoNs === undefined && typeof g.Bun?.spawn === "function"
   ? g.Bun
   : undefined;
 /** The Node adapter, loaded only under Node (no `node:child_process` elsewhere). */
-const NodeRt: typeof import("./_runtime_node.ts") | undefined =
+const NodeRt: typeof import("./node.ts") | undefined =
   !DenoNs && !BunNs && typeof g.process?.versions?.node === "string"
-    ? await import("./_runtime_node.ts")
+    ? await import("./node.ts")
     : undefined;
 
 /** Name of the runtime the library runs on. */
@@ -98,7 +98,7 @@ export const RUNTIME: "deno" | "bun" | "node" | "unsupported" = DenoNs
  *
  * @example
  * ```ts
- * import { exec, SpawnError } from "./mod.ts";
+ * import { exec, SpawnError } from "../mod.ts";
  *
  * try {
  *   await exec("true", { cwd: "/no/such/dir" });

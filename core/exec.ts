@@ -19,7 +19,7 @@ import {
   pump,
   resolveProgram,
   spawnGroup,
-} from "./_runtime.ts";
+} from "../runtime/_runtime.ts";
 import { NONINTERACTIVE_ENV } from "./_env.ts";
 import {
   abortedBeforeStart,
@@ -83,7 +83,7 @@ export interface ExecResult {
  *
  * @example
  * ```ts
- * import { DEFAULT_TIMEOUT_MS } from "./mod.ts";
+ * import { DEFAULT_TIMEOUT_MS } from "../mod.ts";
  *
  * console.assert(DEFAULT_TIMEOUT_MS === 120_000);
  * ```
@@ -94,7 +94,7 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
  *
  * @example
  * ```ts
- * import { DEFAULT_KILL_GRACE_MS } from "./mod.ts";
+ * import { DEFAULT_KILL_GRACE_MS } from "../mod.ts";
  *
  * console.assert(DEFAULT_KILL_GRACE_MS === 500);
  * ```
@@ -180,7 +180,7 @@ function toArgv(command: string | readonly string[], shell: string): string[] {
  *
  * @example Run a command and read its output
  * ```ts
- * import { exec } from "./mod.ts";
+ * import { exec } from "../mod.ts";
  *
  * const r = await exec("echo hello; echo oops >&2; exit 3");
  * console.assert(r.stdout.text === "hello\n");
@@ -190,7 +190,7 @@ function toArgv(command: string | readonly string[], shell: string): string[] {
  *
  * @example An argv array, a deadline and input
  * ```ts
- * import { exec } from "./mod.ts";
+ * import { exec } from "../mod.ts";
  *
  * const r = await exec(["bash", "-c", "cat; sleep 10"], { stdin: "hi", timeoutMs: 200 });
  * console.assert(r.stdout.text === "hi" && r.timedOut && r.exitCode === null);

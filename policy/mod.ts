@@ -17,16 +17,16 @@
  * @module
  */
 
-import { awkProgramProblem as awkProblem } from "./policy/awk.ts";
-import { sedScriptProblem as sedProblem } from "./policy/sed.ts";
+import { awkProgramProblem as awkProblem } from "./awk.ts";
+import { sedScriptProblem as sedProblem } from "./sed.ts";
 
 export {
   type Decision,
   Policy,
   type PolicyOptions,
   type PolicyResult,
-} from "./policy/engine.ts";
-export { type Limits, limitsScript } from "./policy/limits.ts";
+} from "./engine.ts";
+export { type Limits, limitsScript } from "./limits.ts";
 
 /**
  * Reads a sed script with the grammar of GNU sed: null when it parses and
@@ -35,7 +35,7 @@ export { type Limits, limitsScript } from "./policy/limits.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { sedScriptProblem } from "./policy.ts";
+ * import { sedScriptProblem } from "./mod.ts";
  *
  * assert.equal(sedScriptProblem("s/a/b/g"), null);
  * assert.notEqual(sedScriptProblem("s/a/b/e"), null);
@@ -52,7 +52,7 @@ export function sedScriptProblem(script: string): string | null {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { awkProgramProblem } from "./policy.ts";
+ * import { awkProgramProblem } from "./mod.ts";
  *
  * assert.equal(awkProgramProblem("NR > 1 { print $2 }"), null);
  * assert.notEqual(awkProgramProblem('BEGIN { system("id") }'), null);

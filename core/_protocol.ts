@@ -11,7 +11,7 @@
  * @module
  */
 
-import { parse } from "./parse.ts";
+import { parse } from "../shell/parse.ts";
 
 const encoder = new TextEncoder();
 

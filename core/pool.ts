@@ -99,7 +99,7 @@ function unref(timer: ReturnType<typeof setTimeout>): void {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { SessionPool } from "./mod.ts";
+ * import { SessionPool } from "../mod.ts";
  *
  * await using pool = new SessionPool({ max: 4, idleMs: 60_000 });
  * {
@@ -162,7 +162,7 @@ export class SessionPool {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { SessionPool } from "./mod.ts";
+   * import { SessionPool } from "../mod.ts";
    *
    * await using pool = new SessionPool();
    * await pool.run("a", "true");
@@ -179,7 +179,7 @@ export class SessionPool {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { SessionPool } from "./mod.ts";
+   * import { SessionPool } from "../mod.ts";
    *
    * await using pool = new SessionPool({ max: 3 });
    * assert.equal(pool.max, 3);
@@ -197,7 +197,7 @@ export class SessionPool {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { SessionPool } from "./mod.ts";
+   * import { SessionPool } from "../mod.ts";
    *
    * await using pool = new SessionPool({ max: 1 });
    * {
@@ -276,7 +276,7 @@ export class SessionPool {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { SessionPool } from "./mod.ts";
+   * import { SessionPool } from "../mod.ts";
    *
    * await using pool = new SessionPool();
    * const r = await pool.run("c1", "echo hi");
@@ -306,7 +306,7 @@ export class SessionPool {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { SessionPool } from "./mod.ts";
+   * import { SessionPool } from "../mod.ts";
    *
    * await using pool = new SessionPool();
    * await pool.run("c1", "true");
@@ -330,7 +330,7 @@ export class SessionPool {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { SessionPool } from "./mod.ts";
+   * import { SessionPool } from "../mod.ts";
    *
    * const pool = new SessionPool();
    * await pool.run("c1", "sleep 1000 &");
