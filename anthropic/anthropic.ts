@@ -18,21 +18,20 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { localIds, runnableMembers } from "./_runnable.ts";
-import type { AuditRecord, AuditSink } from "../egress/audit.ts";
+import { localIds, runnableMembers } from "../tools/_runnable.ts";
+import { cutText, describeValue, Egress, messageOf } from "../egress/egress.ts";
+import { type Executed, ToolPipeline } from "../tools/pipeline.ts";
+import type { CommandPolicy, ToolUseLike } from "../tools/types.ts";
+import type { AuditSink } from "../egress/audit.ts";
 import type { EditorTool } from "../tools/editor.ts";
 import {
   DEFAULT_MAX_CHARS,
   errorToolResult,
-  needsSpill,
+  spillNeeds,
   type ToolResultBlock,
   toToolResult,
 } from "../egress/format.ts";
-import {
-  redactQuoted,
-  redactStream,
-  type StreamRedactor,
-} from "../egress/redact.ts";
+import type { StreamRedactor } from "../egress/redact.ts";
 import type { Sandbox } from "../core/sandbox.ts";
 import {
   type BackgroundProcess,
@@ -52,6 +51,11 @@ export type {
   EditorToolOptions,
 } from "../tools/editor.ts";
 export type { ToolResultBlock } from "../egress/format.ts";
+export type {
+  CommandPolicy,
+  PolicyDecision,
+  ToolUseLike,
+} from "../tools/types.ts";
 export type {
   AuditEnd,
   AuditRecord,
@@ -220,30 +224,6 @@ const PROCESS_TOOL_NAMES: ReadonlySet<string> = new Set(
   PROCESS_TOOLS.map((t) => t.name),
 );
 
-/** A policy decision on one command. */
-export interface PolicyDecision {
-  /** What to do with the command. */
-  decision: "allow" | "ask" | "deny";
-  /** Why, in words a person (and the model) can read. */
-  reason: string;
-}
-
-/** Anything that can judge a command (the `Policy` of `policy.ts` fits). */
-export interface CommandPolicy {
-  /** Judges one command. */
-  check(command: string): PolicyDecision;
-}
-
-/** A `tool_use` block, or anything with its `id`, `name` and `input`. */
-export interface ToolUseLike {
-  /** The `tool_use` id the result answers. */
-  id: string;
-  /** The tool name; must be "bash" when given. */
-  name?: string;
-  /** The input the model sent. */
-  input: unknown;
-}
-
 /** Options for {@linkcode BashTool}. */
 export interface BashToolOptions {
   /** The session to use (not closed by the tool); default: a new one it owns. */
@@ -284,24 +264,6 @@ export interface HandleOptions {
 
 const DEFAULT_SPILL_MAX_BYTES = 64 * 1024 * 1024;
 
-function describeInput(input: unknown): string {
-  try {
-    const json = JSON.stringify(input);
-    if (json === undefined) return String(input);
-    return json.length > 200 ? json.slice(0, 200) + "…" : json;
-  } catch {
-    return typeof input;
-  }
-}
-
-function messageOf(error: unknown): string {
-  try {
-    return error instanceof Error ? error.message : String(error);
-  } catch {
-    return "an unknown error";
-  }
-}
-
 /** Where one stream's spill file went, or why it could not be kept. */
 interface SpillOutcome {
   path?: string;
@@ -333,12 +295,12 @@ class Spill {
     threshold: number,
     max: number,
     create: () => { path: string; fd: number },
-    redact: ((text: string) => string) | undefined,
+    redact: StreamRedactor | null,
   ) {
     this.#threshold = threshold;
     this.#max = max;
     this.#create = create;
-    this.#redact = redact ? redactStream(redact) : null;
+    this.#redact = redact;
   }
 
   add(chunk: Uint8Array): void {
@@ -487,6 +449,8 @@ export class BashTool {
   readonly #options: BashToolOptions;
   readonly #maxChars: number;
   readonly #sessionId: string;
+  readonly #egress: Egress;
+  readonly #pipeline: ToolPipeline;
   #spillDir: string | null = null;
   #spillCount = 0;
   #cwd: string | undefined;
@@ -512,6 +476,14 @@ export class BashTool {
       );
     }
     this.#sessionId = options.sessionId ?? crypto.randomUUID();
+    this.#egress = new Egress(options.redact);
+    this.#pipeline = new ToolPipeline({
+      policy: options.policy,
+      onAsk: options.onAsk,
+      audit: options.audit,
+      egress: this.#egress,
+      sessionId: this.#sessionId,
+    });
   }
 
   /** The session commands run in. */
@@ -552,7 +524,7 @@ export class BashTool {
       return Promise.reject(
         new TypeError(
           `Expected a tool_use block with a string id, got ${
-            describeInput(toolUse)
+            cutText(describeValue(toolUse), 200)
           }`,
         ),
       );
@@ -590,7 +562,11 @@ export class BashTool {
     } catch (error) {
       return errorToolResult(
         id,
-        this.#safeText(`The call failed: ${messageOf(error)}`, []),
+        this.#egress.quoted(
+          `The call failed: ${messageOf(error)}`,
+          [],
+          "error_echo",
+        ),
       );
     }
   }
@@ -616,7 +592,7 @@ export class BashTool {
       return errorToolResult(
         id,
         `Expected input {"command": string} or {"restart": true}, got ${
-          describeInput(input)
+          this.#egress.echo(input, 200)
         }`,
       );
     }
@@ -628,7 +604,7 @@ export class BashTool {
       return errorToolResult(
         id,
         `Expected input {"command": string} or {"restart": true}, got ${
-          this.#safeText(describeInput(input), [])
+          this.#egress.echo(input, 200)
         }`,
       );
     }
@@ -679,7 +655,7 @@ export class BashTool {
     ) {
       throw new TypeError(
         `Expected an assistant message with a content array, got ${
-          describeInput(message)
+          cutText(describeValue(message), 200)
         }`,
       );
     }
@@ -731,115 +707,28 @@ export class BashTool {
     return this.close();
   }
 
+  /** Redacts a text the model or the audit sees (the whole, before any cut). */
   #redact(text: string): string {
-    return this.#options.redact ? this.#options.redact(text) : text;
-  }
-
-  /**
-   * A message for the model or the audit that may quote `sources` (the
-   * command): redacted, fragments of secrets included. A redactor that throws
-   * withholds the message.
-   */
-  #safeText(text: string, sources: readonly string[]): string {
-    const redact = this.#options.redact;
-    if (!redact) return text;
-    try {
-      return redactQuoted(text, sources, redact);
-    } catch (error) {
-      return `[withheld: the redactor failed: ${
-        error instanceof Error ? error.name : typeof error
-      }]`;
-    }
+    return this.#egress.redact(text);
   }
 
   async #restart(id: string): Promise<ToolResultBlock> {
-    const started = performance.now();
-    const auditError = await this.#auditStart(id, "(restart)", "none");
-    if (auditError !== null) return this.#notRun(id, auditError);
-    let block: ToolResultBlock;
-    try {
-      if (this.#closed || this.#session.closed) {
-        throw new Error("the session is closed");
-      }
-      await this.#restartSession();
-      block = {
-        type: "tool_result",
-        tool_use_id: id,
-        content:
-          "The bash session was restarted: every process it started was killed, and the new shell has a fresh state.",
-      };
-    } catch (error) {
-      block = errorToolResult(
-        id,
-        this.#safeText(`Could not restart the shell: ${messageOf(error)}`, []),
-      );
-    }
-    return await this.#auditEnd(
+    return await this.#pipeline.call({
       id,
-      "(restart)",
-      "none",
-      null,
-      block,
-      started,
-      0,
-    );
-  }
-
-  /** The answer when the start record could not be written: the command did not run. */
-  #notRun(id: string, auditError: string): ToolResultBlock {
-    return errorToolResult(
-      id,
-      this.#safeText(
-        `The command was not run: the audit sink failed: ${auditError}`,
-        [],
-      ),
-    );
-  }
-
-  /** The policy's decision on `command`, with `ask` answered by `onAsk`. */
-  async #judge(
-    command: string,
-  ): Promise<{ decision: string; reason: string | undefined }> {
-    let decision = "none";
-    let reason: string | undefined;
-    const policy = this.#options.policy;
-    if (policy) {
-      let verdict: PolicyDecision;
-      try {
-        verdict = policy.check(command);
-        if (
-          verdict === null || typeof verdict !== "object" ||
-          !["allow", "ask", "deny"].includes(verdict.decision)
-        ) {
-          throw new TypeError(
-            `Expected a decision of "allow", "ask" or "deny", got ${
-              describeInput(verdict)
-            }`,
-          );
+      command: "(restart)",
+      refusal: (reason) => `The restart was refused: ${reason}`,
+      failure: (error) => `Could not restart the shell: ${messageOf(error)}`,
+      execute: async () => {
+        if (this.#closed || this.#session.closed) {
+          throw new Error("the session is closed");
         }
-      } catch (error) {
-        verdict = {
-          decision: "deny",
-          reason: `the policy failed: ${messageOf(error)}`,
+        await this.#restartSession();
+        return {
+          content:
+            "The bash session was restarted: every process it started was killed, and the new shell has a fresh state.",
         };
-      }
-      decision = verdict.decision;
-      reason = String(verdict.reason ?? "");
-      if (decision === "ask") {
-        try {
-          const yes = this.#options.onAsk
-            ? await this.#options.onAsk(command, reason)
-            : false;
-          decision = yes === true ? "ask:approved" : "ask:refused";
-        } catch (error) {
-          decision = "ask:failed";
-          reason = `${reason}; the approval callback failed: ${
-            messageOf(error)
-          }`;
-        }
-      }
-    }
-    return { decision, reason };
+      },
+    });
   }
 
   async #run(
@@ -847,38 +736,19 @@ export class BashTool {
     command: string,
     options: HandleOptions = {},
   ): Promise<ToolResultBlock> {
-    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
-    const started = performance.now();
-    const { decision, reason } = await this.#judge(command);
-    const shownReason = reason === undefined
-      ? undefined
-      : this.#safeText(reason, [command]);
-    const auditError = await this.#auditStart(
+    return await this.#pipeline.call({
       id,
       command,
-      decision,
-      shownReason,
-    );
-    if (auditError !== null) return this.#notRun(id, auditError);
-    if (
-      decision === "deny" ||
-      decision.startsWith("ask:") && decision !== "ask:approved"
-    ) {
-      const block = errorToolResult(
-        id,
-        `The command was refused by policy: ${shownReason || "not allowed"}`,
-      );
-      return await this.#auditEnd(
-        id,
-        command,
-        decision,
-        null,
-        block,
-        started,
-        0,
-      );
-    }
+      judged: command,
+      refusal: (reason) => `The command was refused by policy: ${reason}`,
+      failure: (error) => `The shell failed: ${messageOf(error)}`,
+      execute: () => this.#execute(command, options),
+    });
+  }
 
+  /** Runs an allowed command and formats its result (the pipeline redacts and audits it). */
+  async #execute(command: string, options: HandleOptions): Promise<Executed> {
+    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
     const spills = this.#options.spillDir === false ? null : {
       stdout: this.#newSpill("stdout"),
       stderr: this.#newSpill("stderr"),
@@ -908,42 +778,27 @@ export class BashTool {
       spills?.stdout.finish(false);
       spills?.stderr.finish(false);
       const closed = this.#closed || this.#session.closed;
-      const block = errorToolResult(
-        id,
-        this.#safeText(
+      return {
+        content: this.#egress.quoted(
           closed
             ? "The session was closed: the command was not run or was stopped"
             : `The shell failed: ${messageOf(error)}`,
           [command],
+          "error_echo",
         ),
-      );
-      return await this.#auditEnd(
-        id,
-        command,
-        decision,
-        null,
-        block,
-        started,
-        0,
-      );
+        isError: true,
+      };
     }
     const closed = this.#closed || this.#session.closed;
-    const keepOut = needsSpill(
-      { ...result, stderr: undefined },
-      this.#maxChars,
-    );
-    const keepErr = result.stderr !== undefined &&
-      needsSpill(
-        { ...result, output: result.stderr, stderr: undefined },
-        this.#maxChars,
-      );
-    const out = spills?.stdout.finish(keepOut) ?? {};
-    const err = spills?.stderr.finish(keepErr) ?? {};
+    const keep = spillNeeds(result, this.#maxChars);
+    const out = spills?.stdout.finish(keep.output) ?? {};
+    const err = spills?.stderr.finish(keep.stderr) ?? {};
     this.#cwd = result.cwd;
     const spillError = out.error ?? err.error;
-    let block: ToolResultBlock;
+    let content: string;
+    let isError: boolean;
     try {
-      block = toToolResult(id, result, {
+      const block = toToolResult("", result, {
         command,
         maxChars: this.#maxChars,
         timeoutMs: timeoutMs ?? undefined,
@@ -954,32 +809,26 @@ export class BashTool {
         stderrSpillCappedAt: err.cappedAt,
         spillHint: this.#spillHint(),
         spillError,
-        redact: this.#options.redact,
+        redact: this.#egress.redactor,
         benignExitCodes: this.#options.benignExitCodes,
         closed,
       });
-      block.content = this.#redact(block.content);
+      content = block.content;
+      isError = block.is_error === true;
     } catch (error) {
-      block = errorToolResult(
-        id,
-        this.#options.redact
-          ? `The output is withheld: the redactor failed (${
-            error instanceof Error ? error.name : typeof error
-          })`
-          : `Could not format the result: ${messageOf(error)}`,
-      );
+      content = this.#egress.redactor
+        ? `The output is withheld: the redactor failed (${
+          error instanceof Error ? error.name : typeof error
+        })`
+        : `Could not format the result: ${messageOf(error)}`;
+      isError = true;
     }
-    if (closed || spillError !== undefined) block.is_error = true;
-    const bytes = result.output.totalBytes + (result.stderr?.totalBytes ?? 0);
-    return await this.#auditEnd(
-      id,
-      command,
-      decision,
-      result,
-      block,
-      started,
-      bytes,
-    );
+    return {
+      content,
+      isError: isError || closed || spillError !== undefined,
+      ending: result,
+      outputBytes: result.output.totalBytes + (result.stderr?.totalBytes ?? 0),
+    };
   }
 
   /** Where the session's commands run, as far as spill files are concerned. */
@@ -1006,7 +855,7 @@ export class BashTool {
       this.#maxChars,
       this.#options.spillMaxBytes ?? DEFAULT_SPILL_MAX_BYTES,
       () => this.#createSpillFile(stream),
-      this.#options.redact,
+      this.#egress.stream("spill"),
     );
   }
 
@@ -1064,101 +913,24 @@ export class BashTool {
     throw lastError;
   }
 
-  /** Writes an audit record; returns the error message when the sink failed. */
-  async #write(record: AuditRecord): Promise<string | null> {
-    const audit = this.#options.audit;
-    if (!audit) return null;
-    try {
-      await audit.write(record);
-      return null;
-    } catch (error) {
-      return messageOf(error);
-    }
-  }
-
-  /** What both audit records of a call carry. */
-  #auditFields(id: string, command: string, decision: string): {
-    time: string;
-    sessionId: string;
-    toolUseId: string;
-    command: string;
-    decision: string;
-  } {
-    return {
-      time: new Date().toISOString(),
-      sessionId: this.#sessionId,
-      toolUseId: id,
-      command: this.#safeText(command, []),
-      decision,
-    };
-  }
-
-  #auditStart(
-    id: string,
-    command: string,
-    decision: string,
-    reason?: string,
-  ): Promise<string | null> {
-    if (!this.#options.audit) return Promise.resolve(null);
-    return this.#write({
-      event: "start",
-      ...this.#auditFields(id, command, decision),
-      ...(reason !== undefined ? { reason } : {}),
-    });
-  }
-
-  /** Writes the end record and returns the block, marked as an error when the sink failed. */
-  async #auditEnd(
-    id: string,
-    command: string,
-    decision: string,
-    result: SessionResult | null,
-    block: ToolResultBlock,
-    started: number,
-    outputBytes: number,
-  ): Promise<ToolResultBlock> {
-    if (!this.#options.audit) return block;
-    const content = typeof block.content === "string" ? block.content : "";
-    const error = await this.#write({
-      event: "end",
-      ...this.#auditFields(id, command, decision),
-      exitCode: result?.exitCode ?? null,
-      timedOut: result?.timedOut ?? false,
-      restarted: result?.restarted ?? false,
-      durationMs: Math.round(performance.now() - started),
-      outputBytes,
-      // The content is redacted whole already: cutting it shows no partial secret.
-      preview: content.slice(0, 300),
-      isError: block.is_error === true,
-    });
-    if (error === null) return block;
-    return {
-      ...block,
-      content:
-        `${content}\n[The audit record of this call could not be written: ${
-          this.#safeText(error, [command])
-        }]`,
-      is_error: true,
-    };
-  }
   // -------------------------------------------------------------------------
   // Process tools (PROCESS_TOOLS).
 
-  /** One call of a process tool: checked, judged (start), audited, redacted. */
+  /** One call of a process tool: checked here, then judged (start), audited and redacted by the pipeline. */
   async #processCall(
     id: string,
     name: string,
     input: unknown,
   ): Promise<ToolResultBlock> {
+    const echo = (value: unknown) => this.#egress.echo(value, 200);
     if (input === null || typeof input !== "object" || Array.isArray(input)) {
       return errorToolResult(
         id,
-        `Expected an input object for ${name}, got ${describeInput(input)}`,
+        `Expected an input object for ${name}, got ${echo(input)}`,
       );
     }
     const i = input as Record<string, unknown>;
-    const fail = (text: string) =>
-      errorToolResult(id, this.#safeText(text, []));
+    const fail = (text: string) => errorToolResult(id, text);
     const waitMs = i.wait_ms ??
       (name === "process_write"
         ? 500
@@ -1171,7 +943,7 @@ export class BashTool {
     ) {
       return fail(
         `Expected wait_ms to be a whole number from 0 to ${PROCESS_MAX_WAIT_MS}, got ${
-          describeInput(i.wait_ms)
+          echo(i.wait_ms)
         }`,
       );
     }
@@ -1183,7 +955,7 @@ export class BashTool {
       } catch {
         return fail(
           `Expected until to be a JavaScript regular expression, got ${
-            describeInput(i.until)
+            echo(i.until)
           }`,
         );
       }
@@ -1199,29 +971,25 @@ export class BashTool {
         return fail(
           `Expected the id of a process (${
             ids.length ? ids.join(", ") : "none started"
-          }), got ${describeInput(i.id)}`,
+          }), got ${echo(i.id)}`,
         );
       }
     }
     let command: string;
-    let decision = "none";
-    let reason: string | undefined;
+    let judged: string | undefined;
     if (name === "process_start") {
       if (typeof i.command !== "string" || i.command.trim() === "") {
-        return fail(
-          `Expected input {"command": string}, got ${describeInput(input)}`,
-        );
+        return fail(`Expected input {"command": string}, got ${echo(input)}`);
       }
       if (i.tty !== undefined && typeof i.tty !== "boolean") {
-        return fail(`Expected tty to be true or false, got ${i.tty}`);
+        return fail(`Expected tty to be true or false, got ${echo(i.tty)}`);
       }
-      command = i.command;
-      ({ decision, reason } = await this.#judge(command));
+      command = judged = i.command;
     } else if (name === "process_write") {
       if (typeof i.text !== "string" || i.text.length > 65536) {
         return fail(
           `Expected text to be a string of at most 65536 characters, got ${
-            describeInput(i.text)
+            echo(i.text)
           }`,
         );
       }
@@ -1232,58 +1000,21 @@ export class BashTool {
         typeof i.screen !== "boolean"
       ) {
         return fail(
-          `Expected screen to be true or false, got ${describeInput(i.screen)}`,
+          `Expected screen to be true or false, got ${echo(i.screen)}`,
         );
       }
       command = `(${name}${target ? " " + target.id : ""})`;
     }
-    const started = performance.now();
-    const shownReason = reason === undefined
-      ? undefined
-      : this.#safeText(reason, [command]);
-    const auditError = await this.#auditStart(
+    return await this.#pipeline.call({
       id,
       command,
-      decision,
-      shownReason,
-    );
-    if (auditError !== null) return this.#notRun(id, auditError);
-    if (
-      decision === "deny" ||
-      decision.startsWith("ask:") && decision !== "ask:approved"
-    ) {
-      const block = errorToolResult(
-        id,
-        `The command was refused by policy: ${shownReason || "not allowed"}`,
-      );
-      return await this.#auditEnd(
-        id,
-        command,
-        decision,
-        null,
-        block,
-        started,
-        0,
-      );
-    }
-    let block: ToolResultBlock;
-    try {
-      const text = await this.#processAction(name, i, target, {
-        waitMs,
-        until,
-      });
-      block = {
-        type: "tool_result",
-        tool_use_id: id,
-        content: this.#redact(text),
-      };
-    } catch (error) {
-      block = errorToolResult(
-        id,
-        this.#safeText(`${name} failed: ${messageOf(error)}`, [command]),
-      );
-    }
-    return await this.#auditEnd(id, command, decision, null, block, started, 0);
+      judged,
+      refusal: (reason) => `The command was refused by policy: ${reason}`,
+      failure: (error) => `${name} failed: ${messageOf(error)}`,
+      execute: async () => ({
+        content: await this.#processAction(name, i, target, { waitMs, until }),
+      }),
+    });
   }
 
   async #processAction(
@@ -1298,7 +1029,7 @@ export class BashTool {
         const p = await this.#session.spawn(i.command as string, {
           tty: i.tty === true,
           // The full log the result points to is redacted as the output is.
-          redact: this.#options.redact,
+          redact: this.#egress.redactor,
         });
         const r = await p.read({ waitMs: o.waitMs, until: o.until, maxBytes });
         return describeProcess(p, r, "Started");
@@ -1601,7 +1332,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       if (!Array.isArray(response?.content)) {
         throw new TypeError(
           `Expected a message with a content array, got ${
-            describeInput(response)
+            cutText(describeValue(response), 200)
           }`,
         );
       }

@@ -154,167 +154,8 @@ function formatDuration(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
-// ---------------------------------------------------------------------------
-// Sanitising.
-
-// One terminal control at a time: CSI (7-bit and 8-bit) with its parameters,
-// OSC up to BEL or ST, DCS/SOS/PM/APC up to ST, other escapes, the line
-// controls the model needs applied (CR, LF, BS), and every other control.
-const CONTROLS =
-  // deno-lint-ignore no-control-regex
-  /(?:\x1b\[|\x9b)([0-?]*)[ -/]*([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]|[\r\n\b]|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
-// deno-lint-ignore no-control-regex
-const NEEDS_TERMINAL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
-
-/** A control byte shown as text: `\x00`, `\x07`, `\x7f`, `\x85`. */
-function escapeControl(c: string): string {
-  return `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`;
-}
-
-/**
- * Makes terminal output readable as plain text, as a terminal would show it:
- * `\r` returns to the start of the line and what follows overwrites, erase
- * (`ESC[K`, `ESC[J`) and cursor moves (`ESC[nA/B/C/D/G`, backspace) are
- * applied, then colours and every other escape sequence are dropped and stray
- * control bytes (NUL, BEL, ...) are shown escaped (`\x00`). CRLF becomes LF.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { sanitize } from "./format.ts";
- *
- * assert.equal(sanitize("\x1b[31mred\x1b[0m"), "red");
- * assert.equal(sanitize("10%\r50%\r100%\n"), "100%\n");
- * assert.equal(sanitize("Downloading 50%\r\x1b[KDone\n"), "Done\n");
- * assert.equal(sanitize("a\0b"), "a\\x00b");
- * ```
- */
-export function sanitize(text: string): string {
-  if (!NEEDS_TERMINAL.test(text)) return text;
-  if (MOVES_ROWS.test(text)) return wellFormed(emulate(text));
-  if (!EDITS_LINE.test(text)) return strip(text);
-  // Lines are independent: emulate only those that edit themselves.
-  return wellFormed(
-    text.split("\n").map((line) =>
-      EDITS_LINE.test(line) ? emulate(line) : strip(line)
-    )
-      .join("\n"),
-  );
-}
-
-/** Rewrites within a line: CR, backspace, cursor left/right/column, erase. */
-const EDITS_LINE =
-  // deno-lint-ignore no-control-regex
-  /[\r\b]|(?:\x1b\[|\x9b)[0-?]*[ -/]*[CDGJK]/;
-/** Moves to another row: cursor up/down, next/previous line. */
-const MOVES_ROWS =
-  // deno-lint-ignore no-control-regex
-  /(?:\x1b\[|\x9b)[0-?]*[ -/]*[ABEF]/;
-
-/** Escape sequences of every kind, for text with no line editing. */
-const SEQUENCES =
-  // deno-lint-ignore no-control-regex
-  /\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]/g;
-// deno-lint-ignore no-control-regex
-const STRAY = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
-
-/** Text with no line editing: escape sequences dropped, stray controls escaped. */
-function strip(text: string): string {
-  const s = text.includes("\x1b") || text.includes("\x9b")
-    ? text.replace(SEQUENCES, "")
-    : text;
-  return s.replace(STRAY, escapeControl);
-}
-
-function wellFormed(text: string): string {
-  return typeof text.toWellFormed === "function" ? text.toWellFormed() : text;
-}
-
-/**
- * How far right the cursor may go past a line's text: a terminal stops at its
- * last column; this model has no fixed width, so it allows a wide one. A
- * cursor move of any size costs at most this much padding.
- */
-const MAX_COLUMN = 1024;
-
-/**
- * Plays text on a small terminal model (rows of text, a cursor) and returns
- * what it shows. Each row is an array of UTF-16 units, so overwriting is
- * linear in the input whatever the edits; the cursor stops at the last row
- * (as a terminal's does at the bottom of its screen) and at
- * {@linkcode MAX_COLUMN} past a row's text.
- */
-function emulate(text: string): string {
-  const rows: string[][] = [[]];
-  let row = 0;
-  let col = 0;
-  const put = (s: string) => {
-    const line = rows[row];
-    while (line.length < col) line.push(" ");
-    for (let i = 0; i < s.length; i++) line[col++] = s[i];
-  };
-  const clampColumn = () => {
-    col = Math.min(col, Math.max(MAX_COLUMN, rows[row].length));
-  };
-  let at = 0;
-  CONTROLS.lastIndex = 0;
-  for (let m = CONTROLS.exec(text); m !== null; m = CONTROLS.exec(text)) {
-    if (m.index > at) put(text.slice(at, m.index));
-    at = m.index + m[0].length;
-    const c = m[0];
-    if (c === "\n") {
-      row++;
-      col = 0;
-      if (row === rows.length) rows.push([]);
-    } else if (c === "\r") col = 0;
-    else if (c === "\b") col = Math.max(0, col - 1);
-    else if (m[2] !== undefined) {
-      const arg = Math.min(Number.parseInt(m[1], 10) || 0, 1e9);
-      const n = Math.max(1, arg);
-      const line = rows[row];
-      switch (m[2]) {
-        case "K": // erase in line
-          if (arg === 0) line.length = Math.min(line.length, col);
-          else if (arg === 1) {
-            line.fill(" ", 0, Math.min(col + 1, line.length));
-          } else line.length = 0;
-          break;
-        case "J": // erase in display: below the cursor only (a log keeps its past)
-          if (arg === 0) {
-            line.length = Math.min(line.length, col);
-            rows.length = row + 1;
-          }
-          break;
-        case "A": // cursor up
-          row = Math.max(0, row - n);
-          break;
-        case "F": // to the start of a line above
-          row = Math.max(0, row - n);
-          col = 0;
-          break;
-        case "B": // cursor down, no further than the last row
-        case "E":
-          row = Math.min(rows.length - 1, row + n);
-          if (m[2] === "E") col = 0;
-          break;
-        case "C":
-          col += n;
-          break;
-        case "D":
-          col = Math.max(0, col - n);
-          break;
-        case "G":
-          col = n - 1;
-          break;
-          // Colours (m) and every other CSI: nothing to show.
-      }
-      clampColumn();
-    } else if (c.length === 1) put(escapeControl(c));
-    // Other escape sequences (OSC titles, links, charset switches): dropped.
-  }
-  if (at < text.length) put(text.slice(at));
-  return rows.map((line) => line.join("")).join("\n");
-}
+import { sanitize } from "./terminal.ts";
+export { sanitize };
 
 /**
  * True when text looks binary rather than a log with a stray byte: more than
@@ -572,15 +413,7 @@ export function formatResult(
   };
   const head = lines.join("\n") + "\n";
   if (hasOut && hasErr) {
-    const outShare = Math.max(
-      0.2,
-      Math.min(
-        0.8,
-        result.output.totalBytes /
-          (result.output.totalBytes + stderr.totalBytes),
-      ),
-    );
-    const outBudget = Math.floor(maxChars * outShare);
+    const outBudget = budgets(result, maxChars).output;
     return head + "stdout:\n" +
       ensureNewline(
         formatStream(result.output, outBudget, outSpill, options).text,
@@ -599,6 +432,53 @@ export function formatResult(
 
 function ensureNewline(s: string): string {
   return s.endsWith("\n") ? s : s + "\n";
+}
+
+/**
+ * The characters each stream gets of `maxChars`: all of it for a stream
+ * alone; with stdout and stderr apart and both printed, a share by size
+ * between 20 % and 80 %.
+ */
+function budgets(
+  result: FormattableResult,
+  maxChars: number,
+): { output: number; stderr: number } {
+  const out = result.output.totalBytes;
+  const err = result.stderr?.totalBytes ?? 0;
+  if (out === 0 || err === 0) return { output: maxChars, stderr: maxChars };
+  const share = Math.max(0.2, Math.min(0.8, out / (out + err)));
+  const output = Math.floor(maxChars * share);
+  return { output, stderr: maxChars - output };
+}
+
+/**
+ * Which streams of a result the model sees cut (so their full text is worth
+ * a spill file), with the budget each stream gets when stdout and stderr are
+ * kept apart.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { spillNeeds } from "./format.ts";
+ *
+ * const big = { text: "x".repeat(700), head: "", tail: "", totalBytes: 700, omittedBytes: 0, truncated: false };
+ * const small = { text: "e".repeat(100), head: "", tail: "", totalBytes: 100, omittedBytes: 0, truncated: false };
+ * // Alone, 700 characters fit a budget of 1000; beside stderr, stdout gets 700 of it.
+ * assert.deepEqual(spillNeeds({ output: big, exitCode: 0, timedOut: false }, 1000), { output: false, stderr: false });
+ * assert.deepEqual(spillNeeds({ output: big, stderr: small, exitCode: 0, timedOut: false }, 800), { output: true, stderr: false });
+ * ```
+ */
+export function spillNeeds(
+  result: FormattableResult,
+  maxChars: number = DEFAULT_MAX_CHARS,
+): { output: boolean; stderr: boolean } {
+  const budget = budgets(result, maxChars);
+  const cut = (c: CaptureLike, n: number) =>
+    c.truncated || c.text.length > n || looksBinary(c.text);
+  return {
+    output: cut(result.output, budget.output),
+    stderr: result.stderr !== undefined && cut(result.stderr, budget.stderr),
+  };
 }
 
 /**

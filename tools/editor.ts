@@ -22,14 +22,12 @@
  * @module
  */
 
-import { runnableMembers } from "../anthropic/_runnable.ts";
+import { runnableMembers } from "./_runnable.ts";
 import type { AuditSink } from "../egress/audit.ts";
-import type {
-  CommandPolicy,
-  PolicyDecision,
-  ToolUseLike,
-} from "../anthropic/anthropic.ts";
+import type { EditorPolicy, ToolUseLike } from "./types.ts";
 import { DEFAULT_MAX_CHARS, type ToolResultBlock } from "../egress/format.ts";
+import { cutText, describeValue, Egress, messageOf } from "../egress/egress.ts";
+import { ToolPipeline } from "./pipeline.ts";
 import {
   BashSession,
   type BashSessionOptions,
@@ -39,9 +37,10 @@ import {
 export type * from "../core/_session_types.ts";
 export type {
   CommandPolicy,
+  EditorPolicy,
   PolicyDecision,
   ToolUseLike,
-} from "../anthropic/anthropic.ts";
+} from "./types.ts";
 export type {
   AuditEnd,
   AuditRecord,
@@ -79,12 +78,6 @@ export interface EditorToolDefinition {
   name: "str_replace_based_edit_tool";
   /** Most characters a `view` shows. */
   max_characters: number;
-}
-
-/** A policy as the editor uses it: `check()`, and `readOnlyPreset` when known. */
-export interface EditorPolicy extends CommandPolicy {
-  /** True for `Policy.readOnly()`: every write is refused. */
-  readonly readOnlyPreset?: boolean;
 }
 
 /** Options for {@linkcode EditorTool}. */
@@ -168,26 +161,9 @@ interface Outcome {
   audit: Partial<EditAuditFields>;
 }
 
-function describeInput(input: unknown): string {
-  try {
-    const json = JSON.stringify(input);
-    if (json === undefined) return String(input);
-    return json.length > 200 ? json.slice(0, 200) + "…" : json;
-  } catch {
-    return typeof input;
-  }
-}
-
 /** Quotes a string as one bash word. */
 function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
-/** A short form of model input for messages. */
-function shown(text: string): string {
-  return text.length > SHOWN_INPUT_CHARS
-    ? `${text.slice(0, SHOWN_INPUT_CHARS)}… (${text.length} characters)`
-    : text;
 }
 
 // ---------------------------------------------------------------------------
@@ -196,7 +172,11 @@ function shown(text: string): string {
 const INPUT_SHAPE =
   `{"command": "view" | "create" | "str_replace" | "insert", "path": string, ...}`;
 
+/** Describes a value of the model's input for an error message (redacted, then cut). */
+type Echo = (value: unknown) => string;
+
 function requireString(
+  echo: Echo,
   input: Record<string, unknown>,
   key: string,
   command: string,
@@ -209,24 +189,24 @@ function requireString(
   }
   if (typeof value !== "string") {
     throw new EditError(
-      `Expected \`${key}\` to be a string, got ${describeInput(value)}`,
+      `Expected \`${key}\` to be a string, got ${echo(value)}`,
     );
   }
   return value;
 }
 
 /** Checks the model's input and returns the command, or throws an EditError. */
-function parseInput(input: unknown): Command {
+function parseInput(input: unknown, echo: Echo): Command {
   if (input === null || typeof input !== "object" || Array.isArray(input)) {
     throw new EditError(
-      `Expected input ${INPUT_SHAPE}, got ${describeInput(input)}`,
+      `Expected input ${INPUT_SHAPE}, got ${echo(input)}`,
     );
   }
   const o = input as Record<string, unknown>;
   const command = o.command;
   if (typeof command !== "string") {
     throw new EditError(
-      `Expected input ${INPUT_SHAPE}, got ${describeInput(input)}`,
+      `Expected input ${INPUT_SHAPE}, got ${echo(input)}`,
     );
   }
   if (!(COMMANDS as readonly string[]).includes(command)) {
@@ -236,7 +216,7 @@ function parseInput(input: unknown): Command {
       }`,
     );
   }
-  const path = requireString(o, "path", command);
+  const path = requireString(echo, o, "path", command);
   if (path === "") {
     throw new EditError(
       `Parameter \`path\` is required for command: ${command}`,
@@ -255,7 +235,7 @@ function parseInput(input: unknown): Command {
       ) {
         throw new EditError(
           `Invalid \`view_range\`. It should be a list of two integers, got ${
-            describeInput(range)
+            echo(range)
           }`,
         );
       }
@@ -265,14 +245,14 @@ function parseInput(input: unknown): Command {
       return {
         command,
         path,
-        fileText: requireString(o, "file_text", command),
+        fileText: requireString(echo, o, "file_text", command),
       };
     case "str_replace": {
-      const oldStr = requireString(o, "old_str", command);
+      const oldStr = requireString(echo, o, "old_str", command);
       const newStr = o.new_str ?? "";
       if (typeof newStr !== "string") {
         throw new EditError(
-          `Expected \`new_str\` to be a string, got ${describeInput(newStr)}`,
+          `Expected \`new_str\` to be a string, got ${echo(newStr)}`,
         );
       }
       return { command, path, oldStr, newStr };
@@ -286,9 +266,7 @@ function parseInput(input: unknown): Command {
       }
       if (!Number.isInteger(line)) {
         throw new EditError(
-          `Expected \`insert_line\` to be a whole number, got ${
-            describeInput(line)
-          }`,
+          `Expected \`insert_line\` to be a whole number, got ${echo(line)}`,
         );
       }
       const a = o.insert_text;
@@ -296,7 +274,7 @@ function parseInput(input: unknown): Command {
       for (const [key, v] of [["insert_text", a], ["new_str", b]] as const) {
         if (v !== undefined && v !== null && typeof v !== "string") {
           throw new EditError(
-            `Expected \`${key}\` to be a string, got ${describeInput(v)}`,
+            `Expected \`${key}\` to be a string, got ${echo(v)}`,
           );
         }
       }
@@ -398,8 +376,11 @@ function numbered(
   const row = (i: number): string => {
     let text = displayLine(lines[i]);
     if (text.length > lineCap) {
-      text = `${text.slice(0, lineCap)}[... ${
-        text.length - lineCap
+      // The line is redacted already: the cut shows no part of a secret
+      // and splits no redaction marker.
+      const kept = cutText(text, lineCap).slice(0, -1);
+      text = `${kept}[... ${
+        text.length - kept.length
       } more characters on this line]`;
     }
     return `${String(i + firstLine).padStart(6)}\t${text}\n`;
@@ -453,27 +434,19 @@ function catN(described: string, body: string): string {
   return `Here's the result of running \`cat -n\` on ${described}:\n${body}`;
 }
 
-/** Lines `[from, to]` (1-based, inclusive, clamped) of `text`, numbered. */
+/** Lines `[from, to]` (1-based, inclusive, clamped) of `lines`, numbered. */
 function snippet(
-  text: string,
+  lines: readonly string[],
   from: number,
   to: number,
   budget: number,
 ): string {
   const start = Math.max(1, from);
-  let pos = 0;
-  for (let n = 1; n < start && pos < text.length; n++) {
-    const nl = text.indexOf("\n", pos);
-    pos = nl === -1 ? text.length : nl + 1;
-  }
-  const lines: string[] = [];
-  for (let n = start; n <= to && pos < text.length; n++) {
-    const nl = text.indexOf("\n", pos);
-    const end = nl === -1 ? text.length : nl;
-    lines.push(text.slice(pos, end));
-    pos = end + 1;
-  }
-  return numbered(lines, start, budget);
+  return numbered(
+    lines.slice(start - 1, Math.max(start - 1, to)),
+    start,
+    budget,
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -814,6 +787,8 @@ export class EditorTool {
   readonly #maxChars: number;
   readonly #maxFileBytes: number;
   readonly #sessionId: string;
+  readonly #egress: Egress;
+  readonly #pipeline: ToolPipeline;
   readonly #rootsGiven: readonly string[] | undefined;
   #roots: Promise<string[]> | null = null;
 
@@ -821,7 +796,9 @@ export class EditorTool {
   constructor(options: EditorToolOptions = {}) {
     if (options === null || typeof options !== "object") {
       throw new TypeError(
-        `Expected the options to be an object, got ${describeInput(options)}`,
+        `Expected the options to be an object, got ${
+          cutText(describeValue(options), 200)
+        }`,
       );
     }
     this.#options = { ...options };
@@ -846,7 +823,7 @@ export class EditorTool {
       ) {
         throw new TypeError(
           `Expected roots to be an array of absolute paths, got ${
-            describeInput(options.roots)
+            cutText(describeValue(options.roots), 200)
           }`,
         );
       }
@@ -860,6 +837,14 @@ export class EditorTool {
     this.#session = options.session ?? new BashSession(options.sessionOptions);
     this.#ownsSession = options.session === undefined;
     this.#sessionId = options.sessionId ?? crypto.randomUUID();
+    this.#egress = new Egress(options.redact);
+    this.#pipeline = new ToolPipeline({
+      policy: options.policy,
+      onAsk: options.onAsk,
+      audit: options.audit,
+      egress: this.#egress,
+      sessionId: this.#sessionId,
+    });
   }
 
   /**
@@ -914,7 +899,7 @@ export class EditorTool {
     ) {
       throw new TypeError(
         `Expected a tool_use block with a string id, got ${
-          describeInput(toolUse)
+          cutText(describeValue(toolUse), 200)
         }`,
       );
     }
@@ -929,7 +914,7 @@ export class EditorTool {
     }
     let command: Command;
     try {
-      command = parseInput(toolUse.input);
+      command = parseInput(toolUse.input, (v) => this.#egress.echo(v, 200));
       if (!command.path.startsWith("/")) {
         let cwd: string | undefined;
         try {
@@ -985,7 +970,7 @@ export class EditorTool {
     ) {
       throw new TypeError(
         `Expected an assistant message with a content array, got ${
-          describeInput(message)
+          cutText(describeValue(message), 200)
         }`,
       );
     }
@@ -1009,102 +994,74 @@ export class EditorTool {
     return this.close();
   }
 
-  #redact(text: string): string {
-    return this.#options.redact ? this.#options.redact(text) : text;
-  }
-
   #error(id: string, message: string): ToolResultBlock {
     return {
       type: "tool_result",
       tool_use_id: id,
-      content: this.#redact(`Error: ${message}`),
+      content: this.#egress.text(`Error: ${message}`, "tool_result"),
       is_error: true,
     };
   }
 
-  async #decide(
-    command: Command,
-  ): Promise<{ decision: string; reason?: string }> {
-    const policy = this.#options.policy;
-    const write = command.command !== "view";
-    if (!policy) return { decision: "none" };
-    if (write && policy.readOnlyPreset === true) {
-      return {
-        decision: "deny",
-        reason: "the read-only policy allows no edits",
-      };
-    }
-    const equivalent = `${write ? "tee" : "cat"} ${shellQuote(command.path)}`;
-    let verdict: PolicyDecision;
-    try {
-      verdict = policy.check(equivalent);
-    } catch (error) {
-      verdict = {
-        decision: "deny",
-        reason: `the policy failed: ${(error as Error).message}`,
-      };
-    }
-    if (verdict.decision === "ask") {
-      const yes = this.#options.onAsk
-        ? await this.#options.onAsk(equivalent, verdict.reason)
-        : false;
-      return {
-        decision: yes ? "ask:approved" : "ask:refused",
-        reason: verdict.reason,
-      };
-    }
-    return { decision: verdict.decision, reason: verdict.reason };
-  }
-
   async #call(id: string, command: Command): Promise<ToolResultBlock> {
-    const started = performance.now();
-    const described =
-      `${TEXT_EDITOR_TOOL.name} ${command.command} ${command.path}`;
-    const { decision, reason } = await this.#decide(command);
+    const write = command.command !== "view";
+    const policy = this.#options.policy;
     const base: EditAuditFields = {
       tool: TEXT_EDITOR_TOOL.name,
       editCommand: command.command,
-      path: this.#redact(command.path),
+      path: this.#egress.text(command.path, "audit"),
     };
-    await this.#auditStart(id, described, decision, reason, base);
-    let outcome: Outcome;
-    if (decision === "deny" || decision === "ask:refused") {
-      outcome = {
-        content: `The ${command.command} command was refused by policy: ${
-          reason ?? "not allowed"
-        }`,
-        isError: true,
-        audit: {},
-      };
-    } else {
-      try {
-        outcome = await serialized(this.#session, () => this.#run(command));
-      } catch (error) {
-        outcome = {
-          content: error instanceof EditError
-            ? error.message
-            : `The shell failed: ${(error as Error).message}`,
-          isError: true,
-          audit: {},
+    const inputs = command.command === "str_replace"
+      ? [command.oldStr, command.newStr]
+      : command.command === "insert"
+      ? [command.text]
+      : [];
+    return await this.#pipeline.call({
+      id,
+      command: `${TEXT_EDITOR_TOOL.name} ${command.command} ${command.path}`,
+      judged: `${write ? "tee" : "cat"} ${shellQuote(command.path)}`,
+      preset: write && policy?.readOnlyPreset === true
+        ? { decision: "deny", reason: "the read-only policy allows no edits" }
+        : undefined,
+      fields: { ...base },
+      sources: inputs,
+      refusal: (reason) =>
+        `Error: The ${command.command} command was refused by policy: ${reason}`,
+      failure: (error) =>
+        error instanceof EditError
+          ? `Error: ${error.message}`
+          : `Error: The shell failed: ${messageOf(error)}`,
+      execute: async () => {
+        const outcome = await serialized(
+          this.#session,
+          () => this.#run(command),
+        );
+        const content = outcome.isError
+          ? `Error: ${outcome.content}`
+          : outcome.content;
+        return {
+          content,
+          isError: outcome.isError,
+          outputBytes: content.length,
+          fields: {
+            ...outcome.audit,
+            ...(outcome.audit.resolvedPath !== undefined
+              ? {
+                resolvedPath: this.#egress.text(
+                  outcome.audit.resolvedPath,
+                  "audit",
+                ),
+              }
+              : {}),
+          },
         };
-      }
-    }
-    const block: ToolResultBlock = {
-      type: "tool_result",
-      tool_use_id: id,
-      content: this.#redact(
-        outcome.isError ? `Error: ${outcome.content}` : outcome.content,
-      ),
-    };
-    if (outcome.isError) block.is_error = true;
-    await this.#auditEnd(id, described, decision, block, started, {
-      ...base,
-      ...outcome.audit,
-      ...(outcome.audit.resolvedPath !== undefined
-        ? { resolvedPath: this.#redact(outcome.audit.resolvedPath) }
-        : {}),
+      },
     });
-    return block;
+  }
+
+  /** A file's lines as the model may see them: redacted as one text, sanitised, in place. */
+  #shownLines(lines: readonly string[]): string[] {
+    return this.#egress.lines(lines.map(displayLine), "tool_result");
   }
 
   #run(command: Command): Promise<Outcome> {
@@ -1504,10 +1461,13 @@ export class EditorTool {
     if (lines.length === 0) {
       return { content: `The file ${path} is empty.`, isError: false, audit };
     }
+    // Redacted and sanitised whole before any slice, number or cut: a
+    // range inside a private key or a cut through a token shows none of it.
+    const shown = this.#shownLines(lines);
     return {
       content: catN(
         path,
-        numbered(lines.slice(first - 1, last), first, this.#maxChars),
+        numbered(shown.slice(first - 1, last), first, this.#maxChars),
       ),
       isError: false,
       audit,
@@ -1588,7 +1548,7 @@ export class EditorTool {
         oldStr === ""
           ? `No replacement was performed: old_str is empty, and ${path} is not. Please give the text to replace.`
           : `No replacement was performed, old_str \`${
-            shown(oldStr)
+            this.#egress.excerpt(oldStr, SHOWN_INPUT_CHARS)
           }\` did not appear verbatim in ${path}.`,
       );
     }
@@ -1598,7 +1558,7 @@ export class EditorTool {
         `No replacement was performed. Found ${
           found.length === 1000 ? "at least 1000" : found.length
         } matches of old_str \`${
-          shown(oldStr)
+          this.#egress.excerpt(oldStr, SHOWN_INPUT_CHARS)
         }\` in ${path}, starting on lines [${lines.slice(0, 50).join(", ")}${
           lines.length > 50 ? ", ..." : ""
         }]. Please provide more context to make a unique match.`,
@@ -1616,7 +1576,7 @@ export class EditorTool {
         catN(
           `a snippet of ${path}`,
           snippet(
-            next,
+            this.#shownLines(splitLines(next)),
             line - SNIPPET_LINES,
             line + addedLines + SNIPPET_LINES,
             this.#maxChars,
@@ -1670,7 +1630,7 @@ export class EditorTool {
         catN(
           "a snippet of the edited file",
           snippet(
-            next,
+            this.#shownLines(splitLines(next)),
             insertLine - SNIPPET_LINES + 1,
             insertLine + inserted + SNIPPET_LINES,
             this.#maxChars,
@@ -1686,59 +1646,6 @@ export class EditorTool {
         bytesAfter: nextBytes.length,
       },
     };
-  }
-
-  // --- Audit ---------------------------------------------------------------
-
-  async #auditStart(
-    id: string,
-    command: string,
-    decision: string,
-    reason: string | undefined,
-    fields: EditAuditFields,
-  ): Promise<void> {
-    const audit = this.#options.audit;
-    if (!audit) return;
-    const record = {
-      event: "start" as const,
-      time: new Date().toISOString(),
-      sessionId: this.#sessionId,
-      toolUseId: id,
-      command: this.#redact(command),
-      decision,
-      ...(reason !== undefined ? { reason } : {}),
-      ...fields,
-    };
-    await audit.write(record);
-  }
-
-  async #auditEnd(
-    id: string,
-    command: string,
-    decision: string,
-    block: ToolResultBlock,
-    started: number,
-    fields: EditAuditFields,
-  ): Promise<void> {
-    const audit = this.#options.audit;
-    if (!audit) return;
-    const record = {
-      event: "end" as const,
-      time: new Date().toISOString(),
-      sessionId: this.#sessionId,
-      toolUseId: id,
-      command: this.#redact(command),
-      decision,
-      exitCode: null,
-      timedOut: false,
-      restarted: false,
-      durationMs: Math.round(performance.now() - started),
-      outputBytes: block.content.length,
-      preview: block.content.slice(0, 300),
-      isError: block.is_error === true,
-      ...fields,
-    };
-    await audit.write(record);
   }
 }
 
@@ -1911,7 +1818,7 @@ export async function answerToolUses(
   ) {
     throw new TypeError(
       `Expected an assistant message with a content array, got ${
-        describeInput(message)
+        cutText(describeValue(message), 200)
       }`,
     );
   }
