@@ -38,6 +38,7 @@ import { EditorTool } from "../tools/editor.ts";
 import { describeStatus } from "../egress/format.ts";
 import { Policy } from "../policy/mod.ts";
 import { redactor } from "../egress/redact.ts";
+import { Egress } from "../egress/egress.ts";
 import {
   BashSession,
   type BashSessionOptions,
@@ -425,7 +426,13 @@ export async function main(args: string[], io: CliIo): Promise<number> {
             tool,
             editor,
             maxTurns,
-            onEvent: (e) => io.out(describeEvent(e, { color: io.color })),
+            onEvent: (e) =>
+              io.out(
+                describeEvent(e, {
+                  color: io.color,
+                  redact: redactor(env),
+                }),
+              ),
           });
           return run.stopReason === "end_turn" ? 0 : 1;
         } finally {
@@ -954,12 +961,17 @@ async function readLine(
  */
 export function describeEvent(
   event: AgentEvent,
-  options: { color?: boolean } = {},
+  options: { color?: boolean; redact?: (text: string) => string } = {},
 ): string {
   const color = options.color;
+  // The transcript is an egress channel: what the model wrote or a tool
+  // returned reaches the operator's terminal with no escape sequence or
+  // control byte of its own (no clipboard write, no title) and redacted.
+  const egress = new Egress(options.redact);
+  const clean = (text: string) => egress.text(text, "cli_transcript");
   switch (event.type) {
     case "text":
-      return `${paint(color, "36", "assistant:")} ${event.text}\n`;
+      return `${paint(color, "36", "assistant:")} ${clean(event.text)}\n`;
     case "tool_use": {
       const input = event.input as {
         command?: unknown;
@@ -974,7 +986,7 @@ export function describeEvent(
           paint(
             color,
             "1",
-            `$ (${event.name}) ${shown.replaceAll("\n", "\n  ")}`,
+            `$ (${event.name}) ${clean(shown).replaceAll("\n", "\n  ")}`,
           )
         }\n`;
       }
@@ -984,7 +996,7 @@ export function describeEvent(
             typeof input?.path === "string"
           ? `${input.command} ${input.path}`
           : JSON.stringify(input);
-        return `\n${paint(color, "1", `✎ ${what}`)}\n`;
+        return `\n${paint(color, "1", `✎ ${clean(what)}`)}\n`;
       }
       if (input?.restart === true) {
         return `\n${paint(color, "1", "$ (restart the shell)")}\n`;
@@ -992,11 +1004,11 @@ export function describeEvent(
       const shown = typeof input?.command === "string"
         ? input.command
         : JSON.stringify(input);
-      const text = shown;
+      const text = clean(shown);
       return `\n${paint(color, "1", `$ ${text.replaceAll("\n", "\n  ")}`)}\n`;
     }
     case "tool_result": {
-      const content = String(event.block.content ?? "");
+      const content = clean(String(event.block.content ?? ""));
       const mark = event.block.is_error
         ? paint(color, "31", "✗")
         : paint(color, "32", "✓");
@@ -1005,7 +1017,7 @@ export function describeEvent(
         "\n";
     }
     case "stop":
-      return `\n[stopped: ${event.reason}]\n`;
+      return `\n[stopped: ${clean(event.reason)}]\n`;
   }
 }
 
@@ -1172,7 +1184,13 @@ async function demo(
       editor,
       processTools: true,
       maxTurns: 12,
-      onEvent: (e) => io.out(describeEvent(e, { color: io.color })),
+      onEvent: (e) =>
+        io.out(
+          describeEvent(e, {
+            color: io.color,
+            redact: redactor(options.env),
+          }),
+        ),
     });
     return run.stopReason === "end_turn" ? 0 : 1;
   } finally {

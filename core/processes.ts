@@ -67,8 +67,13 @@ import {
   trackGroup,
 } from "../runtime/_runtime.ts";
 import { SIGNAL_NAMES } from "../runtime/signals.ts";
-import { redactStream, type StreamRedactor } from "../egress/redact.ts";
+import {
+  redactStream,
+  safeStart,
+  type StreamRedactor,
+} from "../egress/redact.ts";
 import { bwrapArgv } from "./sandbox.ts";
+import { unsetCredentials } from "./_env.ts";
 
 /** Options of {@linkcode BashSession.spawn}. */
 export interface SpawnProcessOptions {
@@ -270,6 +275,25 @@ export function sanitizeTerminalText(text: string): string {
     .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "");
 }
 
+/** Shortest token that a read holds back while it may still grow into a secret. */
+const HELD_TOKEN = 4;
+/** Bytes that end a token (whitespace, quotes, brackets, separators). */
+const TOKEN_ENDS = new Set(
+  [..." \t\r\n\"'`<>()[]{},;|&"].map((c) => c.charCodeAt(0)),
+);
+
+/**
+ * Length of the run of token bytes that `bytes` ends with, when it is at
+ * least {@linkcode HELD_TOKEN} long (else 0): a prompt that ends in a blank
+ * (`Password: `, `>>> `) holds nothing back.
+ */
+function trailingTokenLength(bytes: Uint8Array): number {
+  let i = bytes.length;
+  while (i > 0 && !TOKEN_ENDS.has(bytes[i - 1])) i--;
+  const n = bytes.length - i;
+  return n >= HELD_TOKEN ? Math.min(n, 16 * 1024) : 0;
+}
+
 /** How far back of the newest output `read({ until })` looks again. */
 const UNTIL_WINDOW_BYTES = 64 * 1024;
 
@@ -333,6 +357,8 @@ export interface ProcessHost {
   readonly remoteSweep?: (signal: string, token: string) => Promise<boolean>;
   readonly headBytes: number;
   readonly tailBytes: number;
+  /** The session lets its shell inherit the host's provider credentials. */
+  readonly inheritCredentials?: boolean;
 }
 
 /** The processes of one session. Internal: reached through `BashSession`. */
@@ -421,6 +447,9 @@ export class ProcessTable {
     const token = randomToken();
     const dir = mkdtempSync(join(tmpdir(), "bashbox-proc-"));
     const lines = [
+      // The host's provider credentials are not the process's either (the
+      // session's own exports, set below, bring back those given on purpose).
+      ...(this.#host.inheritCredentials === true ? [] : [unsetCredentials([])]),
       state.text,
       // The session says TERM=dumb; a terminal process has a real terminal.
       // (Builtins by name: the session's functions are defined by now, and
@@ -960,8 +989,26 @@ export class BackgroundProcess {
       omitted += cut;
       bytes = bytes.subarray(cut);
     }
+    if (this.#logRedact !== null && this.running) {
+      // With redaction on, a token still arriving (the last run of token
+      // characters of a line not yet ended) waits for the next read: shown
+      // now, its first part would pass the redactor that sees it whole later.
+      const keep = trailingTokenLength(bytes);
+      if (keep > 0) {
+        this.#pending.unshift(bytes.slice(bytes.length - keep));
+        this.#pendingBytes += keep;
+        bytes = bytes.subarray(0, bytes.length - keep);
+      }
+    }
     if (omitted > 0) this.#decoder = new TextDecoder("utf-8", { fatal: false });
     let text = this.#decoder.decode(bytes, { stream: this.running });
+    // The start of the text was cut: a secret it began inside is not shown
+    // in part (the whole is in the log, redacted).
+    if (omitted > 0 && this.#logRedact !== null) {
+      const start = safeStart(text);
+      omitted += new TextEncoder().encode(text.slice(0, start)).length;
+      text = text.slice(start);
+    }
     if (this.tty) text = sanitizeTerminalText(text);
     const status = this.#status;
     return {

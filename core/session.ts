@@ -22,7 +22,7 @@ import {
   DEFAULT_HEAD_BYTES,
   DEFAULT_TAIL_BYTES,
 } from "./_capture.ts";
-import { NONINTERACTIVE_ENV } from "./_env.ts";
+import { NONINTERACTIVE_ENV, unsetCredentials } from "./_env.ts";
 import { SentinelScanner } from "./_framing.ts";
 import {
   drainAfterExit,
@@ -94,8 +94,20 @@ export type {
 export interface BashSessionOptions {
   /** Working directory the shell starts in (default: the host's). */
   cwd?: string;
-  /** Variables set in the shell, over the inherited environment. */
+  /**
+   * Variables set in the shell, over the inherited environment. A provider
+   * credential given here (e.g. `ANTHROPIC_API_KEY`) is kept whatever
+   * `inheritCredentials` says: this is how to pass one on purpose.
+   */
   env?: Record<string, string>;
+  /**
+   * Let the shell inherit the host's provider credentials (default false:
+   * `ANTHROPIC_*`, `OPENAI_*`, `AZURE_OPENAI_*`, `CLAUDE_API_*` and the API
+   * keys of other model providers, see `CREDENTIAL_NAMES`, are removed
+   * before the first command, so a command cannot print the key the host
+   * talks to the model with).
+   */
+  inheritCredentials?: boolean;
   /** Default deadline of each command in milliseconds (default 120000). */
   timeoutMs?: number;
   /** Time from the interrupt to the kill of the whole group (default 500). */
@@ -224,6 +236,7 @@ class Shell {
     options: Required<Pick<BashSessionOptions, "login" | "shell">> & {
       cwd?: string;
       env?: Record<string, string>;
+      inheritCredentials?: boolean;
       separate: boolean;
       sandbox?: Sandbox;
       limits?: Limits;
@@ -250,14 +263,19 @@ class Shell {
     const remoteEnv = this.transport
       ? { ...NONINTERACTIVE_ENV, ...options.env }
       : undefined;
-    this.remoteSetup = remoteEnv
-      ? [
+    this.remoteSetup = [
+      ...(options.inheritCredentials === true
+        ? []
+        : [unsetCredentials(Object.keys(options.env ?? {}))]),
+    ];
+    if (remoteEnv) {
+      this.remoteSetup.push(
         ...Object.entries(remoteEnv).map(([k, v]) =>
           `export ${k}=${shellQuote(v)}`
         ),
         ...(options.cwd ? [`cd -- ${shellQuote(options.cwd)} || exit 97`] : []),
-      ]
-      : [];
+      );
+    }
     this.proc = spawnGroup(
       launchArgv(this.launch, options.shell, inner),
       {
@@ -524,6 +542,15 @@ export class BashSession {
         `Expected cwd to be a string, got ${typeof options.cwd}`,
       );
     }
+    if (
+      options.inheritCredentials !== undefined &&
+      typeof options.inheritCredentials !== "boolean"
+    ) {
+      throw new TypeError(
+        `Expected inheritCredentials to be true or false, got ${typeof options
+          .inheritCredentials}`,
+      );
+    }
     if (options.sandbox !== undefined) bwrapArgv(options.sandbox, ["bash"]);
     if (options.transport !== undefined) {
       const argv = options.transport?.argv;
@@ -739,6 +766,7 @@ export class BashSession {
         fifo,
         cwd: o.cwd,
         env: o.env,
+        inheritCredentials: o.inheritCredentials,
         login: o.login ?? false,
         shell: resolveProgram(o.shell ?? "bash", o.env),
         separate: o.stderr === "separate",
@@ -965,6 +993,7 @@ export class BashSession {
         await this.#shell?.control?.sweepMark(signal, token) ?? false,
       headBytes: this.#headBytes,
       tailBytes: this.#tailBytes,
+      inheritCredentials: this.#options.inheritCredentials,
     });
     return await this.#processTable.spawn(command, options);
   }

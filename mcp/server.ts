@@ -38,6 +38,7 @@ import type {
 import { BashTool, type CommandPolicy } from "../anthropic/anthropic.ts";
 import type { AuditSink } from "../egress/audit.ts";
 import { sanitize } from "../egress/format.ts";
+import { Egress } from "../egress/egress.ts";
 import { SessionPool } from "../core/pool.ts";
 import { BashSession, type BashSessionOptions } from "../core/session.ts";
 
@@ -988,9 +989,10 @@ export class BashMcp {
         "the MCP client cannot ask the user (it does not support elicitation), so the command was not run",
       );
     }
-    const shown = this.#options.redact
-      ? this.#options.redact(command)
-      : command;
+    const shown = new Egress(this.#options.redact).text(
+      command,
+      "mcp_content",
+    );
     const answer = await ctx.mcpReq.elicitInput({
       mode: "form",
       message: askMessage(shown, reason),
@@ -1030,9 +1032,10 @@ export class BashMcp {
     const caps = envelope?.["io.modelcontextprotocol/clientCapabilities"] ??
       conversation.server?.server.getClientCapabilities();
     if (!caps?.elicitation) return null; // refused by #ask with the reason
-    const shown = this.#options.redact
-      ? this.#options.redact(command)
-      : command;
+    const shown = new Egress(this.#options.redact).text(
+      command,
+      "mcp_content",
+    );
     return sdk.server.inputRequired({
       inputRequests: {
         approve: sdk.server.inputRequired.elicit({
@@ -1325,8 +1328,11 @@ export class BashMcp {
   }
 
   #lastLine(job: Job): string {
-    let line = sanitize(job.lastLine).replace(/\n/g, " ").trim();
-    if (this.#options.redact) line = this.#options.redact(line);
+    // Sanitised, then redacted whole before the cut (no part of a secret).
+    const line = new Egress(this.#options.redact).text(
+      sanitize(job.lastLine).replace(/\n/g, " ").trim(),
+      "mcp_content",
+    );
     return line.length > LAST_LINE_CHARS
       ? "…" + line.slice(line.length - LAST_LINE_CHARS)
       : line;
