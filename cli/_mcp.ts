@@ -16,7 +16,7 @@ import {
   type McpHttpOptions,
 } from "../mcp/server.ts";
 import { Policy, type PolicyOptions } from "../policy/mod.ts";
-import type { Limits } from "../policy/limits.ts";
+import type { Limits } from "../shell/limits.ts";
 import { redactor } from "../egress/redact.ts";
 import type { BashSessionOptions } from "../core/session.ts";
 

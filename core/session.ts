@@ -69,7 +69,7 @@ import {
   signalSandbox,
   type Transport,
 } from "./_launch.ts";
-import { type Limits, limitsScript } from "../policy/mod.ts";
+import { type Limits, limitsScript } from "../shell/limits.ts";
 import {
   type BackgroundProcess,
   ProcessTable,
@@ -78,7 +78,7 @@ import {
 import { bwrapArgv, bwrapChildPid, type Sandbox } from "./sandbox.ts";
 
 export type { Capture } from "./_capture.ts";
-export type { Limits } from "../policy/mod.ts";
+export type { Limits } from "../shell/limits.ts";
 export type { Sandbox } from "./sandbox.ts";
 export type { Transport };
 export type {

@@ -26,7 +26,7 @@ export {
   type PolicyOptions,
   type PolicyResult,
 } from "./engine.ts";
-export { type Limits, limitsScript } from "./limits.ts";
+export { type Limits, limitsScript } from "../shell/limits.ts";
 
 /**
  * Reads a sed script with the grammar of GNU sed: null when it parses and

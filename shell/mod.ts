@@ -5,3 +5,4 @@
  */
 
 export * from "./parse.ts";
+export * from "./limits.ts";

@@ -126,3 +126,80 @@ test("the MCP server (mcp.ts) is reached only through ./mcp and the CLI's mcp su
   const cli = readFileSync(join(root, "cli/main.ts"), "utf8");
   ok(/await import\("\.\/_mcp\.ts"\)/.test(cli), "cli.ts loads it lazily");
 });
+
+/** Relative value imports (not `import type`) of every library module, by file. */
+function valueGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  const visit = (file: string) => {
+    if (graph.has(file)) return;
+    const text = readFileSync(join(root, file), "utf8")
+      .replace(/\/\*[\s\S]*?\*\//g, "");
+    const deps: string[] = [];
+    const re =
+      /^\s*(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s+"(\.[^"]+)"|import\("(\.[^"]+)"\)/gm;
+    for (const m of text.matchAll(re)) {
+      const spec = m[1] ?? m[2];
+      deps.push(
+        resolve(dirname(join(root, file)), spec).slice(root.length + 1),
+      );
+    }
+    graph.set(file, deps);
+    deps.forEach(visit);
+  };
+  for (const file of Object.values(entries)) visit(file.replace(/^\.\//, ""));
+  return graph;
+}
+
+test("the library has no import cycle", () => {
+  const graph = valueGraph();
+  const state = new Map<string, 1 | 2>();
+  const cycles: string[] = [];
+  const walk = (file: string, path: string[]) => {
+    state.set(file, 1);
+    for (const dep of graph.get(file) ?? []) {
+      if (state.get(dep) === 1) {
+        cycles.push([...path.slice(path.indexOf(dep)), dep].join(" -> "));
+      } else if (!state.has(dep)) walk(dep, [...path, dep]);
+    }
+    state.set(file, 2);
+  };
+  for (const file of graph.keys()) if (!state.has(file)) walk(file, [file]);
+  deepEqual(cycles, []);
+});
+
+test("folders import only the folders below them: core/ neither policy/ nor tools/ nor an adapter", () => {
+  const graph = valueGraph();
+  // A folder may import from the folders listed for it (and itself).
+  const below: Record<string, string[]> = {
+    runtime: [],
+    shell: [],
+    core: ["runtime", "shell", "egress"],
+    egress: ["runtime", "shell", "core"],
+    policy: ["shell"],
+    tools: ["core", "egress", "policy", "runtime", "shell"],
+    anthropic: ["tools", "core", "egress", "policy", "runtime", "shell"],
+    mcp: ["anthropic", "tools", "core", "egress", "policy", "runtime", "shell"],
+    cli: [
+      "mcp",
+      "anthropic",
+      "tools",
+      "core",
+      "egress",
+      "policy",
+      "runtime",
+      "shell",
+    ],
+  };
+  const wrong: string[] = [];
+  for (const [file, deps] of graph) {
+    const from = file.split("/")[0];
+    if (!(from in below)) continue;
+    for (const dep of deps) {
+      const to = dep.split("/")[0];
+      if (to !== from && to in below && !below[from].includes(to)) {
+        wrong.push(`${file} -> ${dep}`);
+      }
+    }
+  }
+  deepEqual(wrong, []);
+});
