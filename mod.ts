@@ -80,7 +80,7 @@ export {
   type RunnableClientTool,
   runnableProcessTools,
   type ToolUseLike,
-} from "./anthropic/anthropic.ts";
+} from "./anthropic/mod.ts";
 export {
   type AuditEnd,
   type AuditRecord,

@@ -8,7 +8,7 @@
 
 import { readFileSync, statSync } from "node:fs";
 import { policyOf, readPolicyFile, UsageError } from "./_policy.ts";
-import type { CommandPolicy } from "../anthropic/anthropic.ts";
+import type { CommandPolicy } from "../tools/types.ts";
 import { jsonlAudit } from "../egress/audit.ts";
 import {
   BashMcp,

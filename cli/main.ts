@@ -32,7 +32,7 @@ import {
   BashTool,
   type MessagesClient,
   runAgent,
-} from "../anthropic/anthropic.ts";
+} from "../anthropic/mod.ts";
 import { jsonlAudit } from "../egress/audit.ts";
 import { EditorTool } from "../tools/editor.ts";
 import { describeStatus } from "../egress/format.ts";

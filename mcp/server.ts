@@ -35,14 +35,15 @@ import type {
   ServerContext,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import { BashTool, type CommandPolicy } from "../anthropic/anthropic.ts";
+import { BashTool } from "../tools/bash.ts";
+import type { CommandPolicy } from "../tools/types.ts";
 import type { AuditSink } from "../egress/audit.ts";
 import { sanitize } from "../egress/format.ts";
 import { Egress } from "../egress/egress.ts";
 import { SessionPool } from "../core/pool.ts";
 import { BashSession, type BashSessionOptions } from "../core/session.ts";
 
-export type { CommandPolicy, PolicyDecision } from "../anthropic/anthropic.ts";
+export type { CommandPolicy, PolicyDecision } from "../tools/types.ts";
 export type {
   AuditEnd,
   AuditRecord,

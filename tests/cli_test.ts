@@ -604,7 +604,7 @@ test("main() rejects bad flags and commands with exit code 2", async () => {
 });
 
 const anthropicSource = readFileSync(
-  new URL("../anthropic/anthropic.ts", import.meta.url),
+  new URL("../anthropic/mod.ts", import.meta.url),
   "utf8",
 );
 

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import { startFakeApi } from "../anthropic/fake_api.ts";
-import { BashTool, runnableBashTool } from "../anthropic/anthropic.ts";
+import { BashTool, runnableBashTool } from "../anthropic/mod.ts";
 import { memoryAudit } from "../egress/audit.ts";
 import {
   answerToolUses,

@@ -19,7 +19,6 @@ import {
   BashTool,
   EditorTool,
   memoryAudit,
-  Policy,
 } from "../mod.ts";
 import { describeEvent } from "../cli/main.ts";
 import { CHANNELS, Egress } from "../egress/egress.ts";

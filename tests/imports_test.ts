@@ -39,7 +39,7 @@ function npmReached(entry: string, seen = new Set<string>()): string[] {
 }
 
 const anthropicSource = readFileSync(
-  join(root, "anthropic/anthropic.ts"),
+  join(root, "anthropic/agent.ts"),
   "utf8",
 );
 const anthropicPending =

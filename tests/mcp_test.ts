@@ -16,7 +16,7 @@ import {
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { BashTool } from "../anthropic/anthropic.ts";
+import { BashTool } from "../anthropic/mod.ts";
 import { memoryAudit } from "../egress/audit.ts";
 import {
   BashMcp,

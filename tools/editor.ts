@@ -1791,7 +1791,7 @@ export interface ToolUseHandler {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { BashTool } from "../anthropic/anthropic.ts";
+ * import { BashTool } from "../anthropic/mod.ts";
  * import { answerToolUses, EditorTool } from "./editor.ts";
  *
  * await using bash = new BashTool();
