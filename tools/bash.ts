@@ -19,7 +19,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cutText, describeValue, Egress, messageOf } from "../egress/egress.ts";
-import { type Executed, ToolPipeline } from "./pipeline.ts";
+import { type Executed, ToolPipeline, toolUsesOf } from "./pipeline.ts";
 import type { CommandPolicy, ToolUseLike } from "./types.ts";
 import { BASH_TOOL, PROCESS_TOOL_NAMES } from "./definitions.ts";
 import type { AuditSink } from "../egress/audit.ts";
@@ -481,25 +481,10 @@ export class BashTool {
   async handleAll(
     message: { content: readonly unknown[] },
   ): Promise<ToolResultBlock[]> {
-    if (
-      message === null || typeof message !== "object" ||
-      !Array.isArray(message.content)
-    ) {
-      throw new TypeError(
-        `Expected an assistant message with a content array, got ${
-          cutText(describeValue(message), 200)
-        }`,
-      );
-    }
     const results: ToolResultBlock[] = [];
-    for (const block of message.content) {
-      const b = block as { type?: unknown; name?: unknown };
-      if (
-        b?.type === "tool_use" &&
-        (b.name === BASH_TOOL.name ||
-          typeof b.name === "string" && PROCESS_TOOL_NAMES.has(b.name))
-      ) {
-        results.push(await this.handle(block as ToolUseLike));
+    for (const use of toolUsesOf(message)) {
+      if (use.name === BASH_TOOL.name || PROCESS_TOOL_NAMES.has(use.name)) {
+        results.push(await this.handle(use));
       }
     }
     return results;

@@ -27,7 +27,7 @@ import type { AuditSink } from "../egress/audit.ts";
 import type { EditorPolicy, ToolUseLike } from "./types.ts";
 import { DEFAULT_MAX_CHARS, type ToolResultBlock } from "../egress/format.ts";
 import { cutText, describeValue, Egress, messageOf } from "../egress/egress.ts";
-import { ToolPipeline } from "./pipeline.ts";
+import { ToolPipeline, toolUsesOf } from "./pipeline.ts";
 import {
   BashSession,
   type BashSessionOptions,
@@ -964,21 +964,10 @@ export class EditorTool {
   async handleAll(
     message: { content: readonly unknown[] },
   ): Promise<ToolResultBlock[]> {
-    if (
-      message === null || typeof message !== "object" ||
-      !Array.isArray(message.content)
-    ) {
-      throw new TypeError(
-        `Expected an assistant message with a content array, got ${
-          cutText(describeValue(message), 200)
-        }`,
-      );
-    }
     const results: ToolResultBlock[] = [];
-    for (const block of message.content) {
-      const b = block as { type?: unknown; name?: unknown };
-      if (b?.type === "tool_use" && b.name === TEXT_EDITOR_TOOL.name) {
-        results.push(await this.handle(block as ToolUseLike));
+    for (const use of toolUsesOf(message)) {
+      if (use.name === TEXT_EDITOR_TOOL.name) {
+        results.push(await this.handle(use));
       }
     }
     return results;
@@ -1812,38 +1801,18 @@ export async function answerToolUses(
   message: { content: readonly unknown[] },
   handlers: Readonly<Record<string, ToolUseHandler>>,
 ): Promise<ToolResultBlock[]> {
-  if (
-    message === null || typeof message !== "object" ||
-    !Array.isArray(message.content)
-  ) {
-    throw new TypeError(
-      `Expected an assistant message with a content array, got ${
-        cutText(describeValue(message), 200)
-      }`,
-    );
-  }
   const results: ToolResultBlock[] = [];
-  for (const block of message.content) {
-    const b = block as {
-      type?: unknown;
-      id?: unknown;
-      name?: unknown;
-      input?: unknown;
-    };
-    if (b?.type !== "tool_use") continue;
-    const name = String(b.name);
+  for (const { id, name, input } of toolUsesOf(message)) {
     const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
     results.push(
-      handler
-        ? await handler.handle({ id: String(b.id), name, input: b.input })
-        : {
-          type: "tool_result",
-          tool_use_id: String(b.id),
-          content: `Error: Unknown tool "${name}": the tools available are ${
-            Object.keys(handlers).map((k) => `"${k}"`).join(", ")
-          }`,
-          is_error: true,
-        },
+      handler ? await handler.handle({ id, name, input }) : {
+        type: "tool_result",
+        tool_use_id: id,
+        content: `Error: Unknown tool "${name}": the tools available are ${
+          Object.keys(handlers).map((k) => `"${k}"`).join(", ")
+        }`,
+        is_error: true,
+      },
     );
   }
   return results;

@@ -13,6 +13,7 @@ import type { AuditRecord, AuditSink } from "../egress/audit.ts";
 import { cutText, Egress, messageOf } from "../egress/egress.ts";
 import type { ToolResultBlock } from "../egress/format.ts";
 import type { CommandPolicy } from "./types.ts";
+import { describeValue } from "../egress/egress.ts";
 
 /** Characters of a result an `end` audit record previews. */
 const PREVIEW_CHARS = 300;
@@ -273,4 +274,54 @@ export class ToolPipeline {
       return messageOf(error);
     }
   }
+}
+
+/** A `tool_use` block of an assistant message, as {@linkcode toolUsesOf} finds it. */
+export interface ToolUseBlock {
+  /** The `tool_use` id (as text). */
+  id: string;
+  /** The tool's name (as text). */
+  name: string;
+  /** The input the model sent. */
+  input: unknown;
+}
+
+/**
+ * The `tool_use` blocks of an assistant message, in order. Throws a
+ * `TypeError` for anything but an object with a `content` array.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { toolUsesOf } from "./pipeline.ts";
+ *
+ * const uses = toolUsesOf({ content: [{ type: "text", text: "hi" }, { type: "tool_use", id: "a", name: "bash", input: {} }] });
+ * assert.deepEqual(uses, [{ id: "a", name: "bash", input: {} }]);
+ * ```
+ */
+export function toolUsesOf(
+  message: { content: readonly unknown[] },
+): ToolUseBlock[] {
+  if (
+    message === null || typeof message !== "object" ||
+    !Array.isArray(message.content)
+  ) {
+    throw new TypeError(
+      `Expected an assistant message with a content array, got ${
+        cutText(describeValue(message), 200)
+      }`,
+    );
+  }
+  const uses: ToolUseBlock[] = [];
+  for (const block of message.content) {
+    const b = block as {
+      type?: unknown;
+      id?: unknown;
+      name?: unknown;
+      input?: unknown;
+    };
+    if (b?.type !== "tool_use") continue;
+    uses.push({ id: String(b.id), name: String(b.name), input: b.input });
+  }
+  return uses;
 }
