@@ -36,6 +36,8 @@ import type {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { BashTool } from "../tools/bash.ts";
+import { PROCESS_TOOLS } from "../tools/definitions.ts";
+import { EditorTool, TEXT_EDITOR_TOOL } from "../tools/editor.ts";
 import type { CommandPolicy } from "../tools/types.ts";
 import type { AuditSink } from "../egress/audit.ts";
 import { sanitize } from "../egress/format.ts";
@@ -116,6 +118,21 @@ export interface BashMcpOptions {
   idleMs?: number;
   /** Text added to the `bash` tool's description (e.g. what the policy allows). */
   instructions?: string;
+  /**
+   * Offer the text editor tool (`str_replace_based_edit_tool`: view, create,
+   * str_replace, insert) on the same session and policy.
+   *
+   * @default {true}
+   */
+  editor?: boolean;
+  /**
+   * Offer the process tools (`process_start`, `process_read`,
+   * `process_write`, `process_stop`, `process_list`) on the same session and
+   * policy.
+   *
+   * @default {true}
+   */
+  processTools?: boolean;
 }
 
 /** Options of {@linkcode BashMcp.serveHttp}. */
@@ -237,6 +254,7 @@ class Conversation {
   /** The MCP session id ("" until the session is initialized). */
   id: string;
   tool: BashTool | null = null;
+  editor: EditorTool | null = null;
   hadShell = false;
   job: Job | null = null;
   jobs = 0;
@@ -249,6 +267,14 @@ class Conversation {
   constructor(id: string) {
     this.id = id;
   }
+}
+
+/** A result's text with the note that the shell's state was lost, after its status line. */
+function withLostNote(content: string): string {
+  const nl = content.indexOf("\n");
+  const head = nl === -1 ? content : content.slice(0, nl);
+  const rest = nl === -1 ? "" : content.slice(nl);
+  return `${head}\nThe shell was restarted: its state (working directory, variables, functions, background jobs) was lost.${rest}`;
 }
 
 function text(value: string, isError = false): CallToolResult {
@@ -876,7 +902,9 @@ export class BashMcp {
       } answers with an id instead of its result: call bash_wait with that id to wait for it (or to interrupt it). Only one command runs at a time.`,
       `- The result starts with the status (Exit code N, TIMEOUT, ...), then the output: at most ${maxChars} characters, keeping the start and the end; when output was cut, the full output is saved to a file named in the result (read parts of it with sed -n or grep).`,
       "- restart: true kills the shell and everything it started and starts a fresh shell (send it without command).",
-      "- Run long-lived servers in the background with output redirected to a file: `server > log 2>&1 &`.",
+      o.processTools === false
+        ? "- Run long-lived servers in the background with output redirected to a file: `server > log 2>&1 &`."
+        : "- For servers, watchers and REPLs use process_start: read their output, type into them and stop them with the process tools.",
     ];
     if (o.policy) {
       lines.push(
@@ -949,7 +977,154 @@ export class BashMcp {
       },
       (args, ctx) => this.#wait(conversation, args, ctx),
     );
+    if (this.#options.editor !== false) {
+      server.registerTool(
+        TEXT_EDITOR_TOOL.name,
+        {
+          title: "Text editor",
+          description:
+            "View, create and edit text files through the bash session (absolute paths). view: a file with line numbers (view_range [first, last], -1 for the end) or a directory two levels deep. create: write file_text to a new file. str_replace: replace old_str, which must occur exactly once, with new_str. insert: put insert_text after line insert_line (0: at the top). Files must be UTF-8 text.",
+          inputSchema: z.object({
+            command: z.enum(["view", "create", "str_replace", "insert"])
+              .describe("What to do."),
+            path: z.string().describe(
+              "Absolute path of the file or directory.",
+            ),
+            file_text: z.string().optional().describe("create: the content."),
+            old_str: z.string().optional().describe(
+              "str_replace: the exact text to replace (unique in the file).",
+            ),
+            new_str: z.string().optional().describe(
+              "str_replace: the replacement (default empty).",
+            ),
+            insert_line: z.number().int().optional().describe(
+              "insert: the line after which to insert (0: at the top).",
+            ),
+            insert_text: z.string().optional().describe(
+              "insert: the text to insert.",
+            ),
+            view_range: z.array(z.number().int()).length(2).optional()
+              .describe("view: [first, last] line, -1 for the end."),
+          }),
+          annotations: {
+            title: "Text editor",
+            readOnlyHint: false,
+            destructiveHint: true,
+            idempotentHint: false,
+            openWorldHint: false,
+          },
+        },
+        (args, ctx) =>
+          this.#other(conversation, TEXT_EDITOR_TOOL.name, args, ctx),
+      );
+    }
+    if (this.#options.processTools !== false) {
+      for (const def of PROCESS_TOOLS) {
+        const reads = def.name === "process_read" ||
+          def.name === "process_list";
+        server.registerTool(
+          def.name,
+          {
+            title: def.name.replace("_", " "),
+            description: def.description,
+            inputSchema: z.fromJSONSchema(
+              def.input_schema as Parameters<typeof z.fromJSONSchema>[0],
+            ) as ReturnType<typeof z.object>,
+            annotations: {
+              title: def.name.replace("_", " "),
+              readOnlyHint: reads,
+              destructiveHint: !reads,
+              idempotentHint: def.name === "process_list",
+              openWorldHint: def.name === "process_start",
+            },
+          },
+          (args, ctx) => this.#other(conversation, def.name, args, ctx),
+        );
+      }
+    }
     return server;
+  }
+
+  /**
+   * A call of the editor or a process tool: on the conversation's session,
+   * after the command it may be running (it answers busy then, as bash does).
+   */
+  async #other(
+    conversation: Conversation,
+    name: string,
+    args: Record<string, unknown>,
+    ctx: ServerContext,
+  ): Promise<CallToolResult> {
+    if (conversation.closed || this.#closed) {
+      return text("Error: the MCP session has ended", true);
+    }
+    const running = conversation.job;
+    if (running && running.done === null) {
+      return text(
+        `Error: command ${running.id} is still running: wait for it with bash_wait {"id": "${running.id}"}, or stop it with {"id": "${running.id}", "interrupt": true}, before using ${name}`,
+        true,
+      );
+    }
+    if (ctx.mcpReq.signal.aborted) {
+      return text("ABORTED: the call was cancelled before it started", true);
+    }
+    conversation.ctx = ctx;
+    const lease = await this.#pool.acquire(conversation.id);
+    try {
+      const lost = await this.#attach(conversation, lease.session);
+      const id = `${name}-${++conversation.jobs}`;
+      const block = name === TEXT_EDITOR_TOOL.name
+        ? await this.#editorOf(conversation, lease.session).handle({
+          id,
+          name,
+          input: args,
+        })
+        : await conversation.tool!.handle({ id, name, input: args });
+      return text(
+        lost ? withLostNote(block.content) : block.content,
+        block.is_error === true,
+      );
+    } catch (error) {
+      return text(`Error: ${name} could not run: ${messageOf(error)}`, true);
+    } finally {
+      lease.release();
+    }
+  }
+
+  /** Makes the conversation's tools use `session`; true when a shell it had was lost. */
+  async #attach(
+    conversation: Conversation,
+    session: BashSession,
+    restarting = false,
+  ): Promise<boolean> {
+    let lost = false;
+    if (conversation.tool?.session !== session) {
+      const old = conversation.tool;
+      conversation.tool = this.#newTool(conversation, session);
+      lost = conversation.hadShell && !restarting;
+      await old?.close().catch(() => {});
+    }
+    conversation.hadShell = true;
+    return lost;
+  }
+
+  #editorOf(conversation: Conversation, session: BashSession): EditorTool {
+    if (conversation.editor?.session !== session) {
+      const o = this.#options;
+      conversation.editor = new EditorTool({
+        session,
+        sessionId: conversation.id,
+        policy: o.policy,
+        onAsk: (command, reason) => this.#ask(conversation, command, reason),
+        redact: o.redact,
+        audit: o.audit
+          ? { write: (record) => o.audit!.write(record) } // closed by BashMcp
+          : undefined,
+        timeoutMs: this.#timeoutMs,
+        maxCharacters: o.maxOutputChars,
+      });
+    }
+    return conversation.editor;
   }
 
   #newTool(conversation: Conversation, session: BashSession): BashTool {
@@ -1211,21 +1386,18 @@ export class BashMcp {
     job.promise = (async (): Promise<CallToolResult> => {
       const lease = await this.#pool.acquire(conversation.id);
       try {
-        let lost = false;
-        if (conversation.tool?.session !== lease.session) {
-          const old = conversation.tool;
-          conversation.tool = this.#newTool(conversation, lease.session);
-          lost = conversation.hadShell && input.restart !== true;
-          await old?.close().catch(() => {});
-        }
-        conversation.hadShell = true;
+        const lost = await this.#attach(
+          conversation,
+          lease.session,
+          input.restart === true,
+        );
         if (job.controller.signal.aborted) {
           return text(
             "ABORTED: the command was cancelled before it started",
             true,
           );
         }
-        const block = await conversation.tool.handle(
+        const block = await conversation.tool!.handle(
           { id, name: "bash", input },
           {
             timeoutMs,
@@ -1239,15 +1411,10 @@ export class BashMcp {
             },
           },
         );
-        let content = block.content;
-        if (lost) {
-          const nl = content.indexOf("\n");
-          const head = nl === -1 ? content : content.slice(0, nl);
-          const rest = nl === -1 ? "" : content.slice(nl);
-          content =
-            `${head}\nThe shell was restarted: its state (working directory, variables, functions, background jobs) was lost.${rest}`;
-        }
-        return text(content, block.is_error === true);
+        return text(
+          lost ? withLostNote(block.content) : block.content,
+          block.is_error === true,
+        );
       } finally {
         lease.release();
       }

@@ -144,7 +144,9 @@ function stdioTransport(args: string[] = []): StdioClientTransport {
     : `exec "$EXE" cli/main.ts mcp "$@"`;
   return new StdioClientTransport({
     command: "bash",
-    args: ["-c", run, "bashbox", ...args],
+    // --norc: a bash whose stdin is a socket (Node's pipes) and whose
+    // environment has no SHLVL reads ~/.bashrc, as if run by sshd.
+    args: ["--norc", "-c", run, "bashbox", ...args],
     cwd: root,
     env: {
       EXE: exe,
@@ -164,7 +166,16 @@ test(
     await client.connect(stdioTransport(["--timeout", "10000"]));
     try {
       const tools = (await client.listTools()).tools;
-      deepEqual(tools.map((t) => t.name).sort(), ["bash", "bash_wait"]);
+      deepEqual(tools.map((t) => t.name).sort(), [
+        "bash",
+        "bash_wait",
+        "process_list",
+        "process_read",
+        "process_start",
+        "process_stop",
+        "process_write",
+        "str_replace_based_edit_tool",
+      ]);
       const schema = tools.find((t) => t.name === "bash")!.inputSchema as {
         properties: Record<string, unknown>;
       };
@@ -1066,6 +1077,90 @@ test("bashbox mcp: the server's secret-looking environment is redacted from resu
     equal(records.length, 2);
     ok(records.every((rec) => rec.sessionId === sid));
     ok(!readFileSync(auditFile, "utf8").includes(secret));
+  } finally {
+    await client.close();
+    await mcp.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("BashMcp over HTTP: the editor and the process tools work on the bash session, with annotations and the policy", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "bashbox-mcp-tools-"));
+  const { mcp, url } = await httpServer({
+    policy: {
+      check: (command) =>
+        command.includes("forbidden")
+          ? { decision: "deny", reason: "forbidden is refused" }
+          : { decision: "allow", reason: "ok" },
+    },
+  });
+  const client = await connect(url);
+  try {
+    const tools = (await client.listTools()).tools;
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    equal(byName.get("process_list")?.annotations?.readOnlyHint, true);
+    equal(byName.get("process_stop")?.annotations?.destructiveHint, true);
+    equal(
+      byName.get("str_replace_based_edit_tool")?.annotations?.destructiveHint,
+      true,
+    );
+    const start = byName.get("process_start")!.inputSchema as {
+      required?: string[];
+    };
+    deepEqual(start.required, ["command"]);
+    // The editor works in the bash session's view of the files.
+    const file = join(dir, "notes.txt");
+    const made = await call(client, "str_replace_based_edit_tool", {
+      command: "create",
+      path: file,
+      file_text: "one\ntwo\n",
+    });
+    equal(made.isError, false, made.text);
+    const edit = await call(client, "str_replace_based_edit_tool", {
+      command: "str_replace",
+      path: file,
+      old_str: "two",
+      new_str: "2",
+    });
+    match(edit.text, /has been edited/);
+    equal((await bash(client, `cat ${file}`)).text, "Exit code 0\none\n2\n");
+    const view = await call(client, "str_replace_based_edit_tool", {
+      command: "view",
+      path: file,
+      view_range: [2, 2],
+    });
+    match(view.text, /\s2\t2\n/);
+    const bad = await call(client, "str_replace_based_edit_tool", {
+      command: "view",
+      path: "relative.txt",
+    });
+    equal(bad.isError, true);
+    match(bad.text, /not an absolute path/);
+    // The process tools: state from bash carries into the process.
+    await bash(client, `export GREETING=hello-${"mcp"}`);
+    const p = await call(client, "process_start", {
+      command: 'read -r line; echo "$GREETING $line"',
+      wait_ms: 300,
+    });
+    equal(p.isError, false, p.text);
+    const id = /Process (p\d+)/.exec(p.text)?.[1];
+    ok(id, p.text);
+    const wrote = await call(client, "process_write", {
+      id,
+      text: "world\n",
+      until: "hello-mcp world",
+      wait_ms: 5000,
+    });
+    match(wrote.text, /hello-mcp world/);
+    match((await call(client, "process_list", {})).text, new RegExp(id!));
+    const refused = await call(client, "process_start", {
+      command: "echo forbidden",
+    });
+    equal(refused.isError, true);
+    match(refused.text, /refused by policy: forbidden is refused/);
+    const badInput = await call(client, "process_read", { id: "p999" });
+    equal(badInput.isError, true);
+    match(badInput.text, /Expected the id of a process/);
   } finally {
     await client.close();
     await mcp.close();
