@@ -6,6 +6,7 @@
  * @module
  */
 
+import { onHostSignal } from "../runtime/host.ts";
 import { readFileSync, statSync } from "node:fs";
 import { policyOf, readPolicyFile, UsageError } from "./_policy.ts";
 import type { CommandPolicy } from "../tools/types.ts";
@@ -492,12 +493,7 @@ export async function mcpMain(
 
 /** Resolves at the first SIGINT or SIGTERM. */
 function stopSignal(): Promise<void> {
-  // deno-lint-ignore no-explicit-any
-  const g = globalThis as any;
   return new Promise((resolve) => {
-    for (const sig of ["SIGINT", "SIGTERM"]) {
-      if (g.Deno) g.Deno.addSignalListener(sig, () => resolve());
-      else g.process.once(sig, () => resolve());
-    }
+    for (const sig of ["SIGINT", "SIGTERM"]) onHostSignal(sig, () => resolve());
   });
 }

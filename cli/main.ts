@@ -40,6 +40,16 @@ import { Policy } from "../policy/mod.ts";
 import { redactor } from "../egress/redact.ts";
 import { Egress } from "../egress/egress.ts";
 import {
+  exitHost,
+  hostArgs,
+  hostEnvObject,
+  importNpm,
+  stdinStream,
+  stdinTerminal,
+  stdoutIsTerminal,
+  writeHost,
+} from "../runtime/host.ts";
+import {
   BashSession,
   type BashSessionOptions,
   type RunOptions,
@@ -513,24 +523,13 @@ function makeTool(
 async function anthropicClient(
   options: { apiKey: string; baseURL?: string; maxRetries?: number },
 ): Promise<MessagesClient> {
-  let sdk: { default: new (o: Record<string, unknown>) => MessagesClient };
-  try {
-    sdk = await import("@anthropic-ai/sdk");
-  } catch (first) {
-    // Imported by path or URL without the project's import map: Deno can
-    // still reach npm directly.
-    // deno-lint-ignore no-explicit-any
-    const g = globalThis as any;
-    if (!g.Deno) {
-      throw new Error(
-        `This needs the @anthropic-ai/sdk package (npm install @anthropic-ai/sdk): ${
-          (first as Error).message
-        }`,
-      );
-    }
-    const specifier = "npm:@anthropic-ai/sdk@1.15.0";
-    sdk = await import(specifier);
-  }
+  const sdk = await importNpm<
+    { default: new (o: Record<string, unknown>) => MessagesClient }
+  >(() => import("@anthropic-ai/sdk"), {
+    specifier: "npm:@anthropic-ai/sdk@1.15.0",
+    name: "@anthropic-ai/sdk",
+    whatFor: "This",
+  });
   return new sdk.default(options);
 }
 
@@ -1219,96 +1218,19 @@ async function* stdinLines(
   if (buffered) yield buffered;
 }
 
-/** Standard input as a {@linkcode CliTerminal}, where it is one. */
-function stdinTerminal(): CliTerminal | undefined {
-  // deno-lint-ignore no-explicit-any
-  const g = globalThis as any;
-  if (g.Deno) {
-    const stdin = g.Deno.stdin;
-    if (!stdin.isTerminal()) return undefined;
-    const buffer = new Uint8Array(4096);
-    return {
-      setRaw: (on) => stdin.setRaw(on),
-      read: async () => {
-        const n = await stdin.read(buffer);
-        return n === null ? null : buffer.slice(0, n);
-      },
-    };
-  }
-  const stdin = g.process.stdin;
-  if (!stdin.isTTY) return undefined;
-  const chunks: Uint8Array[] = [];
-  let ended = false;
-  let wake: (() => void) | null = null;
-  let listening = false;
-  const listen = () => {
-    if (listening) return;
-    listening = true;
-    stdin.on("data", (c: Uint8Array) => {
-      chunks.push(new Uint8Array(c));
-      wake?.();
-    });
-    stdin.on("end", () => {
-      ended = true;
-      wake?.();
-    });
-  };
-  return {
-    setRaw: (on) => {
-      stdin.setRawMode(on);
-      if (on) stdin.resume();
-      else stdin.pause();
-    },
-    read: async () => {
-      listen();
-      stdin.resume();
-      while (chunks.length === 0 && !ended) {
-        await new Promise<void>((r) => wake = r);
-      }
-      return chunks.shift() ?? null;
-    },
-  };
-}
-
 if (import.meta.main) {
-  // deno-lint-ignore no-explicit-any
-  const g = globalThis as any;
-  const args: string[] = g.Deno ? g.Deno.args : g.process.argv.slice(2);
-  const encoder = new TextEncoder();
-  const write = (fd: 1 | 2) => (text: string) => {
-    if (g.Deno) {
-      const file = fd === 1 ? g.Deno.stdout : g.Deno.stderr;
-      const bytes = encoder.encode(text);
-      for (let i = 0; i < bytes.length;) i += file.writeSync(bytes.subarray(i));
-    } else g.process[fd === 1 ? "stdout" : "stderr"].write(text);
-  };
   // The same environment on every runtime: redaction hides the values of
   // secret-looking variables, so it needs all of them.
-  let env: Record<string, string | undefined> = {};
-  try {
-    env = g.Deno ? g.Deno.env.toObject() : { ...g.process.env };
-  } catch {
-    // no permission to read the environment: no API key, nothing to redact
-  }
-  const stdoutIsTerminal = g.Deno
-    ? g.Deno.stdout.isTerminal()
-    : Boolean(g.process.stdout.isTTY);
+  const env = hostEnvObject();
   const terminal = stdinTerminal();
-  const code = await main(args, {
-    out: write(1),
-    err: write(2),
+  const code = await main(hostArgs(), {
+    out: (text) => writeHost(1, text),
+    err: (text) => writeHost(2, text),
     terminal,
-    lines: terminal ? undefined : stdinLines(
-      g.Deno
-        ? g.Deno.stdin.readable
-        : g.Bun
-        ? g.Bun.stdin.stream()
-        : ReadableStream.from(g.process.stdin),
-    ),
+    lines: terminal ? undefined : stdinLines(stdinStream()),
     env,
     name: env.BASHBOX_PROG || "bashbox",
-    color: stdoutIsTerminal && !env.NO_COLOR,
+    color: stdoutIsTerminal() && !env.NO_COLOR,
   });
-  if (g.Deno) g.Deno.exit(code);
-  else g.process.exit(code);
+  exitHost(code);
 }

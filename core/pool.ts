@@ -17,6 +17,7 @@
  * @module
  */
 
+import { unrefTimer } from "../runtime/host.ts";
 import { BashSession, type RunOptions, type SessionResult } from "./session.ts";
 
 export type * from "./_session_types.ts";
@@ -78,13 +79,6 @@ interface Entry {
   /** The conversation lost a previous shell and has not been told yet. */
   pendingRestart: boolean;
   timer?: ReturnType<typeof setTimeout>;
-}
-
-function unref(timer: ReturnType<typeof setTimeout>): void {
-  // deno-lint-ignore no-explicit-any
-  const g = globalThis as any;
-  if (typeof g.Deno?.unrefTimer === "function") g.Deno.unrefTimer(timer);
-  else (timer as unknown as { unref?: () => void }).unref?.();
 }
 
 /**
@@ -415,7 +409,7 @@ export class SessionPool {
     this.#entries.set(entry.id, entry);
     if (entry.timer !== undefined) clearTimeout(entry.timer);
     entry.timer = setTimeout(() => this.#expire(entry), this.#idleMs);
-    unref(entry.timer);
+    unrefTimer(entry.timer);
   }
 
   #expire(entry: Entry): void {

@@ -37,6 +37,8 @@
  * @module
  */
 
+import { hostEnv, importNpm } from "../runtime/host.ts";
+import { spawnBunTerminal } from "../runtime/bun_terminal.ts";
 import {
   mkdtempSync,
   openSync,
@@ -226,14 +228,6 @@ function findOnPath(program: string, path: string): string | null {
   return null;
 }
 
-function hostEnv(name: string): string | undefined {
-  try {
-    return g.Deno ? g.Deno.env.get(name) : g.process?.env?.[name];
-  } catch {
-    return undefined; // no permission to read the environment
-  }
-}
-
 /**
  * The terminal helper: util-linux `script`, else Python's `pty` module
  * (`python3`), looked up on `path`. Internal, for tests:
@@ -336,9 +330,6 @@ function pastSequence(bytes: Uint8Array, cut: number): number {
   }
   return cut;
 }
-
-// deno-lint-ignore no-explicit-any
-const g = globalThis as any;
 
 /** What the table needs from its session. */
 export interface ProcessHost {
@@ -572,20 +563,11 @@ async function loadTerminal(
   rows: number,
 ): Promise<HeadlessTerminal> {
   // deno-lint-ignore no-explicit-any
-  let mod: any;
-  try {
-    mod = await import(XTERM_SPECIFIER);
-  } catch (first) {
-    if (!g.Deno) {
-      throw new Error(
-        `screen() needs the @xterm/headless package (npm install @xterm/headless): ${
-          (first as Error).message
-        }`,
-      );
-    }
-    const specifier = "npm:@xterm/headless@6.0.0";
-    mod = await import(specifier);
-  }
+  const mod: any = await importNpm(() => import(XTERM_SPECIFIER), {
+    specifier: "npm:@xterm/headless@6.0.0",
+    name: "@xterm/headless",
+    whatFor: "screen()",
+  });
   const Terminal = mod.Terminal ?? mod.default?.Terminal;
   return new Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
 }
@@ -676,13 +658,10 @@ export class BackgroundProcess {
     let exited: Promise<ProcessStatus>;
     let drained: Promise<unknown>;
     if (init.tty && init.helper === null) {
-      const child = g.Bun.spawn([bash, init.runner], {
-        env: {},
-        terminal: {
-          cols: init.cols,
-          rows: init.rows,
-          data: (_t: unknown, bytes: Uint8Array) => onChunk(bytes),
-        },
+      const child = spawnBunTerminal([bash, init.runner], {
+        cols: init.cols,
+        rows: init.rows,
+        onData: onChunk,
       });
       this.#bunProc = child;
       this.#pid = child.pid;

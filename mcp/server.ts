@@ -29,6 +29,8 @@
  * @module
  */
 
+import { serveFetch } from "../runtime/serve.ts";
+import { importNpm, unrefTimer } from "../runtime/host.ts";
 import type {
   CallToolResult,
   McpServer,
@@ -197,34 +199,27 @@ interface Sdk {
 let sdkPromise: Promise<Sdk> | undefined;
 
 function loadSdk(): Promise<Sdk> {
-  sdkPromise ??= (async (): Promise<Sdk> => {
-    try {
-      return {
-        server: await import("@modelcontextprotocol/server"),
-        stdio: await import("@modelcontextprotocol/server/stdio"),
-        z: await import("zod"),
-      };
-    } catch (first) {
-      // Imported by path without the project's import map: Deno can still
-      // reach npm directly.
-      // deno-lint-ignore no-explicit-any
-      if (!(globalThis as any).Deno) {
-        throw new Error(
-          `The MCP server needs the @modelcontextprotocol/server and zod packages (npm install @modelcontextprotocol/server zod): ${
-            messageOf(first)
-          }`,
-        );
-      }
-      const server = "npm:@modelcontextprotocol/server@2.4.0";
-      const stdio = "npm:@modelcontextprotocol/server@2.4.0/stdio";
-      const zod = "npm:zod@4.6.7";
-      return {
-        server: await import(server),
-        stdio: await import(stdio),
-        z: await import(zod),
-      };
-    }
-  })();
+  const whatFor = "The MCP server";
+  sdkPromise ??= (async (): Promise<Sdk> => ({
+    server: await importNpm(() => import("@modelcontextprotocol/server"), {
+      specifier: "npm:@modelcontextprotocol/server@2.4.0",
+      name: "@modelcontextprotocol/server",
+      whatFor,
+    }),
+    stdio: await importNpm(
+      () => import("@modelcontextprotocol/server/stdio"),
+      {
+        specifier: "npm:@modelcontextprotocol/server@2.4.0/stdio",
+        name: "@modelcontextprotocol/server",
+        whatFor,
+      },
+    ),
+    z: await importNpm(() => import("zod"), {
+      specifier: "npm:zod@4.6.7",
+      name: "zod",
+      whatFor,
+    }),
+  }))();
   return sdkPromise;
 }
 
@@ -798,48 +793,12 @@ export class BashMcp {
       }
     };
 
-    // deno-lint-ignore no-explicit-any
-    const g = globalThis as any;
-    let stop: () => Promise<void>;
-    let bound: number;
-    if (typeof g.Deno?.serve === "function") {
-      const server = g.Deno.serve(
-        { hostname: host, port, onListen: () => {} },
-        (request: Request, info: { completed?: Promise<void> }) =>
-          // The response could not be delivered: the client went away.
-          wrapped(request, (listener) => {
-            info.completed?.catch(listener);
-          }),
-      );
-      bound = server.addr.port;
-      stop = async () => {
-        await server.shutdown();
-      };
-    } else if (typeof g.Bun?.serve === "function") {
-      const server = g.Bun.serve({
-        hostname: host,
-        port,
-        fetch: (request: Request) =>
-          wrapped(request, (listener) => {
-            request.signal.addEventListener("abort", listener, { once: true });
-          }),
-        idleTimeout: 0,
-        // A backstop only: bodies over maxBody get the JSON-RPC error above.
-        maxRequestBodySize: maxBody * 2 + (1 << 20),
-      });
-      bound = server.port;
-      stop = async () => {
-        await server.stop(true);
-      };
-    } else if (g.process?.versions?.node) {
-      const served = await serveNode(host, port, wrapped);
-      bound = served.port;
-      stop = served.stop;
-    } else {
-      throw new Error(
-        "Unsupported runtime: the HTTP server needs Deno.serve, Bun.serve or node:http",
-      );
-    }
+    const served = await serveFetch(
+      { hostname: host, port, maxBodyBytes: maxBody * 2 + (1 << 20) },
+      wrapped,
+    );
+    const bound = served.port;
+    const stop = served.stop;
     let closed: Promise<void> | null = null;
     const close = (): Promise<void> => {
       closed ??= (async () => {
@@ -1561,70 +1520,6 @@ function answeringBadLines<
   return transport;
 }
 
-/** `node:http` behind the same fetch-shaped handler, for Node. */
-async function serveNode(
-  host: string,
-  port: number,
-  handler: (
-    request: Request,
-    gone: (listener: () => void) => void,
-  ) => Promise<Response>,
-): Promise<{ port: number; stop: () => Promise<void> }> {
-  const http = await import("node:http");
-  const { Readable } = await import("node:stream");
-  const server = http.createServer(async (req, res) => {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined) headers.set(name, [value].flat().join(", "));
-    }
-    const method = req.method ?? "GET";
-    const request = new Request(
-      `http://${req.headers.host ?? host}${req.url}`,
-      {
-        method,
-        headers,
-        body: method === "GET" || method === "HEAD"
-          ? undefined
-          : Readable.toWeb(req) as ReadableStream<Uint8Array>,
-        // @ts-ignore: a streamed request body (fetch's "duplex" option)
-        duplex: "half",
-      },
-    );
-    const response = await handler(request, (listener) => {
-      res.once("close", () => {
-        if (!res.writableFinished) listener();
-      });
-    });
-    res.writeHead(response.status, [...response.headers]);
-    if (!response.body) return void res.end();
-    const reader = response.body.getReader();
-    res.once("close", () => void reader.cancel().catch(() => {}));
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        res.write(value);
-      }
-    } catch {
-      // the client went away
-    }
-    res.end();
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => resolve());
-  });
-  const address = server.address();
-  return {
-    port: typeof address === "object" && address ? address.port : port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections?.();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 /** The response with its body stream watched: `onCancel` runs when the client stops reading it. */
 function watchBody(response: Response, onCancel: () => void): Response {
   const body = response.body;
@@ -1676,11 +1571,4 @@ function isModern(ctx: ServerContext): boolean {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function unrefTimer(timer: ReturnType<typeof setInterval>): void {
-  // deno-lint-ignore no-explicit-any
-  const g = globalThis as any;
-  if (typeof g.Deno?.unrefTimer === "function") g.Deno.unrefTimer(timer);
-  else (timer as unknown as { unref?: () => void }).unref?.();
 }

@@ -533,8 +533,9 @@ export class BashTool {
     return await this.#pipeline.call({
       id,
       command: "(restart)",
-      refusal: (reason) => `The restart was refused: ${reason}`,
-      failure: (error) => `Could not restart the shell: ${messageOf(error)}`,
+      refusal: (reason) => `Error: The restart was refused: ${reason}`,
+      failure: (error) =>
+        `Error: Could not restart the shell: ${messageOf(error)}`,
       execute: async () => {
         if (this.#closed || this.#session.closed) {
           throw new Error("the session is closed");
@@ -557,8 +558,9 @@ export class BashTool {
       id,
       command,
       judged: command,
-      refusal: (reason) => `The command was refused by policy: ${reason}`,
-      failure: (error) => `The shell failed: ${messageOf(error)}`,
+      refusal: (reason) =>
+        `Error: The command was refused by policy: ${reason}`,
+      failure: (error) => `Error: The shell failed: ${messageOf(error)}`,
       execute: () => this.#execute(command, options),
     });
   }
@@ -598,8 +600,8 @@ export class BashTool {
       return {
         content: this.#egress.quoted(
           closed
-            ? "The session was closed: the command was not run or was stopped"
-            : `The shell failed: ${messageOf(error)}`,
+            ? "Error: The session was closed: the command was not run or was stopped"
+            : `Error: The shell failed: ${messageOf(error)}`,
           [command],
           "error_echo",
         ),
@@ -634,10 +636,10 @@ export class BashTool {
       isError = block.is_error === true;
     } catch (error) {
       content = this.#egress.redactor
-        ? `The output is withheld: the redactor failed (${
+        ? `Error: The output is withheld: the redactor failed (${
           error instanceof Error ? error.name : typeof error
         })`
-        : `Could not format the result: ${messageOf(error)}`;
+        : `Error: Could not format the result: ${messageOf(error)}`;
       isError = true;
     }
     return {
@@ -826,8 +828,9 @@ export class BashTool {
       id,
       command,
       judged,
-      refusal: (reason) => `The command was refused by policy: ${reason}`,
-      failure: (error) => `${name} failed: ${messageOf(error)}`,
+      refusal: (reason) =>
+        `Error: The command was refused by policy: ${reason}`,
+      failure: (error) => `Error: ${name} failed: ${messageOf(error)}`,
       execute: async () => ({
         content: await this.#processAction(name, i, target, { waitMs, until }),
       }),

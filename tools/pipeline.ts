@@ -184,7 +184,7 @@ export class ToolPipeline {
       return this.#block(
         call.id,
         egress.quoted(
-          `The command was not run: the audit sink failed: ${startError}`,
+          `Error: The command was not run: the audit sink failed: ${startError}`,
           sources,
           "tool_result",
         ),
