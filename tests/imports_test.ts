@@ -203,3 +203,16 @@ test("folders import only the folders below them: core/ neither policy/ nor tool
   }
   deepEqual(wrong, []);
 });
+
+test("no module outside runtime/ touches Deno, Bun or process.versions", () => {
+  const wrong: string[] = [];
+  for (const file of valueGraph().keys()) {
+    if (file.startsWith("runtime/")) continue;
+    const code = readFileSync(join(root, file), "utf8")
+      .replace(/\/\*[\s\S]*?\*\//g, "")
+      .replace(/\/\/.*$/gm, "");
+    const m = /\b(?:Deno|Bun)\??\.|process\??\.versions/.exec(code);
+    if (m) wrong.push(`${file}: ${m[0]}`);
+  }
+  deepEqual(wrong, []);
+});
