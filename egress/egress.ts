@@ -192,7 +192,9 @@ export class Egress {
    */
   text(text: string, channel: Channel): string {
     counts[channel]++;
-    return this.redact(sanitizeLine(this.redact(text)));
+    const once = this.redact(text);
+    const clean = sanitizeLine(once);
+    return clean === once ? clean : this.redact(clean);
   }
 
   /**

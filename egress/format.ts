@@ -261,7 +261,11 @@ interface StreamSpill {
 
 /** Sanitises, redacting before and after (a secret split by escapes or `\r` is caught either way). */
 function clean(text: string, redact?: (text: string) => string): string {
-  return redact ? redact(sanitize(redact(text))) : sanitize(text);
+  if (!redact) return sanitize(text);
+  const once = redact(text);
+  const clean = sanitize(once);
+  // Sanitising changed nothing: nothing new to find.
+  return clean === once ? clean : redact(clean);
 }
 
 /** The output text of one stream, redacted, sanitised and cut, with its notice. */
