@@ -56,6 +56,54 @@ export interface PolicyOptions {
 
 const SEVERITY: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
 
+const OPTION_KEYS = ["allow", "ask", "deny", "default"];
+
+/**
+ * Refuses options with a key the policy does not know (a misspelt `deni`
+ * would otherwise be ignored and `rm` would run) or a rule list that is not
+ * an array of strings, naming the key and what was expected.
+ */
+function checkOptions(options: PolicyOptions): void {
+  if (
+    options === null || typeof options !== "object" || Array.isArray(options)
+  ) {
+    throw new TypeError(
+      `Expected the policy options to be an object, got ${
+        Array.isArray(options) ? "an array" : JSON.stringify(options)
+      }`,
+    );
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.includes(key)) {
+      throw new TypeError(
+        `Unknown policy option "${key}": expected one of ${
+          OPTION_KEYS.join(", ")
+        }`,
+      );
+    }
+  }
+  for (const key of ["allow", "ask", "deny"] as const) {
+    const list: unknown = options[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) {
+      throw new TypeError(
+        `Expected ${key} to be an array of rules (strings), got ${
+          JSON.stringify(list)
+        }`,
+      );
+    }
+    list.forEach((rule, i) => {
+      if (typeof rule !== "string") {
+        throw new TypeError(
+          `Expected ${key}[${i}] to be a rule (a string), got ${
+            JSON.stringify(rule)
+          }`,
+        );
+      }
+    });
+  }
+}
+
 const SHELLS = new Set([
   "bash",
   "sh",
@@ -144,6 +192,7 @@ export class Policy {
 
   /** Creates a policy from rules; commands no rule matches get `default` ("ask"). */
   constructor(options: PolicyOptions = {}) {
+    checkOptions(options);
     this.#allow = (options.allow ?? []).map(parseRule);
     this.#ask = (options.ask ?? []).map(parseRule);
     this.#deny = (options.deny ?? []).map(parseRule);

@@ -289,3 +289,29 @@ test("limitsScript() turns limits into ulimit lines", () => {
   throws(() => limitsScript({ cpuSeconds: -1 }), /limits.cpuSeconds/);
   throws(() => limitsScript({ openFiles: Infinity }), /limits.openFiles/);
 });
+
+test("Policy() refuses options it does not know or of the wrong type, naming the key", () => {
+  const cases: [unknown, RegExp][] = [
+    [
+      { deni: ["rm"] },
+      /Unknown policy option "deni": expected one of allow, ask, deny, default/,
+    ],
+    [
+      { allow: "ls" },
+      /Expected allow to be an array of rules \(strings\), got "ls"/,
+    ],
+    [
+      { ask: ["git push", 7] },
+      /Expected ask\[1\] to be a rule \(a string\), got 7/,
+    ],
+    [[], /Expected the policy options to be an object, got an array/],
+    [{ default: "maybe" }, /Expected default to be "allow", "ask" or "deny"/],
+  ];
+  for (const [options, message] of cases) {
+    throws(() => new Policy(options as never), message);
+  }
+  equal(
+    new Policy({ allow: ["ls"], default: "deny" }).check("ls").decision,
+    "allow",
+  );
+});
