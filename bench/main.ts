@@ -8,9 +8,11 @@
  * (`bun bench/main.ts`) and Node 24 (`node bench/main.ts`). `--json` prints one object per measurement;
  * `--quick` shrinks every size for a smoke run; `--only <step>` runs one step
  * (`round trip`, `detection`, `exec overhead`, `kill`, `drain`,
- * `many sessions`, `mcp`, `start-up`). `mcp` drives `BashMcp` over loopback
- * HTTP with the official MCP client: 50 sessions x 20 commands, req/s and
- * the p50/p99 latency of a `tools/call`.
+ * `many sessions`, `mcp`, `guardian`, `start-up`). `mcp` drives `BashMcp`
+ * over loopback HTTP with the official MCP client: 50 sessions x 20
+ * commands, req/s and the p50/p99 latency of a `tools/call`. `guardian`
+ * times session start, exec and round trip in child hosts with the guardian
+ * and without it (`BASHBOX_NO_GUARDIAN=1`, an internal switch).
  *
  * @module
  */
@@ -561,6 +563,94 @@ async function execOverhead(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------
+// 5b. The guardian (runtime/_guardian.ts): session start, exec and round trip
+// with it and without it (BASHBOX_NO_GUARDIAN=1, internal), each in hosts of
+// their own (the switch is read once per host), the two kinds alternating.
+
+async function guardianCost(): Promise<void> {
+  mkdirSync(join(ROOT, "bench/results"), { recursive: true });
+  const dir = mkdtempSync(join(ROOT, "bench/results/guardian-"));
+  const n = QUICK ? 20 : 100;
+  const probe = join(dir, "probe.ts");
+  writeFileSync(
+    probe,
+    `import { BashSession, exec } from ${JSON.stringify(join(ROOT, "mod.ts"))};
+const t = () => performance.now();
+const starts = [], execs = [], trips = [];
+for (let i = 0; i < ${n}; i++) {
+  const a = t(); const s = new BashSession(); await s.start(); starts.push(t() - a);
+  await s.close();
+  const b = t(); await exec("true"); execs.push((t() - b) * 1000);
+}
+const s = new BashSession();
+for (let i = 0; i < ${n * 10}; i++) {
+  const a = t(); await s.run("true"); trips.push((t() - a) * 1000);
+}
+await s.close();
+console.log(JSON.stringify({ starts, execs, trips }));
+`,
+  );
+  const self: string = g.Deno ? g.Deno.execPath() : g.process.execPath;
+  const argv = g.Deno
+    ? [self, "run", "--allow-run=bash", "--allow-env", "--allow-read", probe]
+    : [self, probe];
+  const samples: Record<string, Record<string, number[]>> = {};
+  try {
+    for (let round = 0; round < (QUICK ? 2 : 4); round++) {
+      for (const on of round % 2 ? [false, true] : [true, false]) {
+        const impl = on ? "guardian on" : "guardian off";
+        const r = await exec(argv, {
+          cwd: ROOT,
+          env: { BASHBOX_NO_GUARDIAN: on ? "0" : "1" },
+          timeoutMs: 300_000,
+        });
+        if (r.exitCode !== 0) {
+          throw new Error(
+            `guardian probe failed: ${r.stderr.text.slice(0, 500)}`,
+          );
+        }
+        const got = JSON.parse(r.stdout.text);
+        const into = samples[impl] ??= {
+          first: [],
+          starts: [],
+          execs: [],
+          trips: [],
+        };
+        into.first.push(got.starts[0]);
+        into.starts.push(...got.starts.slice(1));
+        into.execs.push(...got.execs);
+        into.trips.push(...got.trips);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const off = samples["guardian off"];
+  for (
+    const [name, key, unit] of [
+      ["guardian: first session start in a host", "first", "ms"],
+      ["guardian: session start (new + start())", "starts", "ms"],
+      ["guardian: exec('true')", "execs", "µs"],
+      ["guardian: round trip run('true')", "trips", "µs"],
+    ] as const
+  ) {
+    for (const impl of ["guardian on", "guardian off"]) {
+      const t = samples[impl][key];
+      rows.push({
+        name,
+        runtime,
+        impl,
+        unit,
+        p50: pct(t, 50),
+        p99: pct(t, 99),
+        ratioToFloor: pct(t, 50) / pct(off[key], 50),
+        note: "x floor: against guardian off",
+      });
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
 // 6. Start-up: a script that imports the core and runs `true` once, against
 // one that spawns bash bare; cold (empty module cache) and warm.
 
@@ -921,6 +1011,7 @@ for (
     ["drain", drain],
     ["many sessions", manySessions],
     ["mcp", mcpLoad],
+    ["guardian", guardianCost],
     // Last: it spawns whole runtimes, and each child competes for the cores.
     ["start-up", startup],
   ] as const

@@ -19,6 +19,7 @@ import {
   SWEEP_SCRIPT,
   within,
 } from "../runtime/_runtime.ts";
+import { GUARD_SWEEP, guardToken } from "../runtime/_guardian.ts";
 import { bwrapArgv, type Sandbox, sandboxLauncher } from "./sandbox.ts";
 
 /** A byte pipe to a remote bash. */
@@ -55,7 +56,26 @@ export function transportLauncher(
   return [shell, "-c", 'exec "$@"', "bashbox-transport", ...argv];
 }
 
-/** The local argv that starts `inner` (a bash command line) for a launch. */
+/**
+ * The variable a remote shell and everything it starts carry (value: a
+ * token of that shell), so that its control channel finds them all when the
+ * connection drops (see {@linkcode ControlChannel}).
+ */
+export const REMOTE_GUARD_VARIABLE = "BASHBOX_REMOTE";
+
+/**
+ * The token of the remote shell last launched over each transport, until its
+ * control channel takes it: a session starts its shell and then, at once,
+ * its control channel (see {@linkcode launchArgv}).
+ */
+const remoteTokens = new WeakMap<Transport, string>();
+
+/**
+ * The local argv that starts `inner` (a bash command line) for a launch.
+ * Over a transport the remote shell starts as `env BASHBOX_REMOTE=<token>
+ * bash …` (plain words, as any transport passes them on), and the next
+ * {@linkcode ControlChannel} opened over the same transport guards it.
+ */
 export function launchArgv(
   launch: Launch,
   shell: string,
@@ -66,8 +86,16 @@ export function launchArgv(
       return [...inner];
     case "sandbox":
       return sandboxLauncher(shell, bwrapArgv(launch.sandbox, inner));
-    case "transport":
-      return transportLauncher(shell, [...launch.transport.argv, ...inner]);
+    case "transport": {
+      const token = guardToken();
+      remoteTokens.set(launch.transport, token);
+      return transportLauncher(shell, [
+        ...launch.transport.argv,
+        "env",
+        `${REMOTE_GUARD_VARIABLE}=${token}`,
+        ...inner,
+      ]);
+    }
   }
 }
 
@@ -82,6 +110,14 @@ const CONTROL_ACK_MS = 15_000;
  * the session, running a small bash loop that signals the remote process
  * group and session on request and acknowledges each request, so a signal
  * costs a round trip instead of a new connection, and arrives in order.
+ *
+ * It is also the remote side's lifeline: the loop waits in `read`, so it
+ * sees EOF as soon as the connection drops (the host died, or the guardian
+ * killed its transport), and then SIGKILLs every process that carries the
+ * remote shell's mark ({@linkcode REMOTE_GUARD_VARIABLE}: the shell, its
+ * jobs, `setsid` escapes, spawned processes) and every process of their
+ * sessions. `close()` says "Q" first, so a session closed on purpose ends
+ * the loop without that sweep.
  */
 export class ControlChannel {
   readonly #proc: GroupProcess;
@@ -94,6 +130,10 @@ export class ControlChannel {
   constructor(transport: Transport, killer: string) {
     this.#killer = killer;
     this.#fallback = transport.argv;
+    // The shell launched just before (launchArgv); a fresh token (guarding
+    // nothing) if there was none.
+    const token = remoteTokens.get(transport) ?? guardToken();
+    remoteTokens.delete(transport);
     this.#proc = spawnGroup(
       transportLauncher(killer, [
         ...transport.argv,
@@ -119,12 +159,19 @@ export class ControlChannel {
       this.#waiters.splice(0).forEach((w) => w());
     });
     // A line "SIG pgid sid" signals a group and session; "M SIG token"
-    // signals every process marked BASHBOX_PROCESS=token (spawned processes).
+    // signals every process marked BASHBOX_PROCESS=token (spawned processes);
+    // "Q" ends the loop. EOF (the connection dropped) runs __gone: the sweep
+    // of everything the remote shell started; once more a second later, for
+    // a spawned process whose own connection was still starting it. (One
+    // line: bash parses it whole before it runs the loop, which reads the
+    // lines after it.)
     this.#proc.write(encoder.encode(
       `__sw(){ ${SWEEP_SCRIPT}\n}\n__ms(){ ${MARK_SWEEP}\n}\n` +
-        `while read -r sig pg sid; do if [ "$sig" = M ]; then __ms "$sid" "$pg"; else` +
+        `__gone(){ t=${REMOTE_GUARD_VARIABLE}=${token} s=" "\n${GUARD_SWEEP}\n}\n` +
+        `trap '' HUP PIPE\n` +
+        `while read -r sig pg sid; do [ "$sig" = Q ] && exit 0; if [ "$sig" = M ]; then __ms "$sid" "$pg"; else` +
         ` kill -s "$sig" -- "-$pg" 2>/dev/null;` +
-        ` [ "$sig" = KILL ] && g=0 || g=$pg; __sw "$sid" "$g" "$sig"; fi; echo k; done\n`,
+        ` [ "$sig" = KILL ] && g=0 || g=$pg; __sw "$sid" "$g" "$sig"; fi; echo k; done; __gone; sleep 1; __gone; exit 0\n`,
     ));
   }
 
@@ -180,8 +227,12 @@ export class ControlChannel {
     return await within(acked, CONTROL_ACK_MS) && this.#alive;
   }
 
-  /** Closes the channel and ends its local process. */
+  /**
+   * Closes the channel and ends its local process; the remote loop ends
+   * without its sweep (what the session started was stopped on purpose).
+   */
   async close(): Promise<void> {
+    if (this.#alive) await this.#proc.write(encoder.encode("Q\n"));
     await this.#proc.closeStdin();
     if (!await within(this.#proc.status, 2000)) {
       await this.#proc.killGroup("SIGKILL").catch(() => {});

@@ -1,7 +1,9 @@
 /**
  * The process layer: spawn a program as the leader of its own session and
  * process group on Deno, Bun or Node, signal the whole group, drain its pipes, and
- * make sure no group the library started outlives the host process.
+ * make sure no group the library started outlives the host process: the
+ * host's exit and signal hooks kill them, and should the host die where no
+ * hook runs (SIGKILL), its guardian does (see `_guardian.ts`).
  *
  * Internal module: only `exec.ts` and `session.ts` import it.
  *
@@ -9,6 +11,7 @@
  */
 
 import { statSync } from "node:fs";
+import { GUARD_VARIABLE, Guardian, type GuardianPipe } from "./_guardian.ts";
 import { SIGNAL_NAMES } from "./signals.ts";
 
 /** Signals the library sends to a process group. */
@@ -181,11 +184,118 @@ let unhookTimer: ReturnType<typeof setTimeout> | undefined;
 function track(pgid: number, killer: string): void {
   live.set(pgid, killer);
   keepHooks();
+  guardian()?.add(pgid, killer);
 }
 
 function untrack(pgid: number): void {
-  live.delete(pgid);
+  if (live.delete(pgid)) theGuardian?.remove(pgid);
   releaseHooks();
+}
+
+// ---------------------------------------------------------------------------
+// The guardian (see _guardian.ts): kills what the host started when the host
+// dies where no hook runs. Started with the first group; off (internal, for
+// the bench) when the host's environment has BASHBOX_NO_GUARDIAN=1.
+
+/** The host's guardian; null when it is switched off; undefined until asked. */
+let theGuardian: Guardian | null | undefined;
+
+function guardian(): Guardian | null {
+  if (theGuardian !== undefined) return theGuardian;
+  theGuardian = RUNTIME === "unsupported" ||
+      readHostEnv("BASHBOX_NO_GUARDIAN") === "1"
+    ? null
+    : new Guardian(spawnGuardian, () => live.keys(), readHostEnv("PATH"));
+  return theGuardian;
+}
+
+/**
+ * The host's variable `name`, or undefined (also when Deno may not read it:
+ * the permission is queried first, so no prompt appears).
+ */
+function readHostEnv(name: string): string | undefined {
+  try {
+    if (DenoNs) {
+      const state = DenoNs.permissions.querySync({
+        name: "env",
+        variable: name,
+      }).state;
+      return state === "granted" ? DenoNs.env.get(name) : undefined;
+    }
+    return g.process?.env?.[name];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The environment of a new group: `env` plus the host's guard mark. (The
+ * guardian itself starts when the group is tracked, right after its spawn:
+ * the new shell starts up while the guardian is spawned.)
+ */
+function guardedEnv(
+  env: Record<string, string> | undefined,
+): Record<string, string> | undefined {
+  const guard = guardian();
+  if (guard === null) return env;
+  return { ...env, [GUARD_VARIABLE]: guard.token };
+}
+
+/**
+ * Starts the guardian's bash in a session of its own with a stdin pipe, and
+ * lets go of it: neither the process nor the pipe keeps the host alive.
+ */
+function spawnGuardian(
+  argv: readonly string[],
+  env: Record<string, string>,
+): GuardianPipe | null {
+  try {
+    if (DenoNs) {
+      const child = new DenoNs.Command(argv[0], {
+        args: argv.slice(1),
+        env,
+        clearEnv: true,
+        stdin: "piped",
+        stdout: "null",
+        stderr: "null",
+        detached: true,
+      }).spawn();
+      child.unref();
+      const writer: WritableStreamDefaultWriter<Uint8Array> = child.stdin
+        .getWriter();
+      return {
+        write(bytes) {
+          writer.write(bytes).catch(() => {});
+        },
+        exited: child.status,
+      };
+    }
+    if (BunNs) {
+      const child = BunNs.spawn([...argv], {
+        env,
+        stdin: "pipe",
+        stdout: "ignore",
+        stderr: "ignore",
+        detached: true,
+      });
+      child.unref();
+      child.stdin.unref?.();
+      return {
+        write(bytes) {
+          try {
+            child.stdin.write(bytes);
+            Promise.resolve(child.stdin.flush()).catch(() => {});
+          } catch {
+            // the guardian is gone; the next group starts another
+          }
+        },
+        exited: child.exited,
+      };
+    }
+    return NodeRt?.spawnGuardian(argv, env) ?? null;
+  } catch {
+    return null; // no bash, or no permission to run it: no guardian
+  }
 }
 
 /** Installs the hooks, or keeps them: a removal that is pending is cancelled. */
@@ -555,11 +665,12 @@ export function spawnGroup(
     );
   }
   const killer = options.killer ?? "bash";
+  const guarded = { ...options, env: guardedEnv(options.env) };
   const proc = DenoNs
-    ? spawnDeno(argv, options, killer)
+    ? spawnDeno(argv, guarded, killer)
     : BunNs
-    ? spawnBun(argv, options, killer)
-    : spawnNode(argv, options, killer);
+    ? spawnBun(argv, guarded, killer)
+    : spawnNode(argv, guarded, killer);
   track(proc.pid, killer);
   proc.status.then(() => untrack(proc.pid), () => untrack(proc.pid));
   return proc;

@@ -31,6 +31,7 @@ import type {
   SpawnOptions,
   StdinFifo,
 } from "./_runtime.ts";
+import type { GuardianPipe } from "./_guardian.ts";
 
 /** Spawn options plus what the adapter needs from `_runtime.ts`. */
 export interface NodeSpawnOptions extends SpawnOptions {
@@ -262,6 +263,49 @@ export function spawnNode(
     },
     killGroup: (signal) => options.killGroup(pid, signal),
     killSession: (signal) => options.killSession(pid, signal),
+  };
+}
+
+/**
+ * Starts the guardian (see `_guardian.ts`): `argv` in a session of its own
+ * with environment `env` only, a stdin pipe and no output; neither the
+ * process nor its pipe keeps the host alive. Null when it cannot start.
+ */
+export function spawnGuardian(
+  argv: readonly string[],
+  env: Record<string, string>,
+): GuardianPipe | null {
+  let child: ChildProcess;
+  try {
+    child = spawn(argv[0], argv.slice(1), {
+      env,
+      stdio: ["pipe", "ignore", "ignore"],
+      detached: true,
+    });
+  } catch {
+    return null;
+  }
+  child.on("error", () => {});
+  const stdin = child.stdin;
+  if (child.pid === undefined || stdin === null) {
+    stdin?.destroy();
+    return null;
+  }
+  stdin.on("error", () => {});
+  child.unref();
+  // deno-lint-ignore no-explicit-any
+  (stdin as any).unref?.();
+  const exited = new Promise<void>((resolve) => child.once("exit", resolve));
+  return {
+    write(bytes) {
+      if (stdin.destroyed) return;
+      try {
+        stdin.write(bytes);
+      } catch {
+        // the guardian is gone; the next group starts another
+      }
+    },
+    exited,
   };
 }
 

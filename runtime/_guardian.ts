@@ -1,0 +1,180 @@
+/**
+ * The guardian: one small bash per host that kills what the host started
+ * should the host die where no code of it runs (SIGKILL, the OOM killer, a
+ * crash). It reads a pipe whose write end only the host holds, so its
+ * `read` blocks at no cost while the host lives and sees EOF the moment the
+ * host is gone, however it went. The host tells it each process group it
+ * tracks (`+ <pgid>`) and each one that ended (`- <pgid>`); every process
+ * the host starts also carries `BASHBOX_GUARD=<token>` in its environment,
+ * which `setsid`, a double fork and `nohup` keep. At EOF the guardian kills
+ * the listed groups, every process of their sessions, every process with
+ * the mark, and every process of the sessions those are in.
+ *
+ * Pure: scripts and a small state machine; the runtime layer spawns it.
+ * Internal module: only `_runtime.ts` and `core/_launch.ts` import it.
+ *
+ * @module
+ */
+
+/** The variable every process the host starts carries (value: the host's token). */
+export const GUARD_VARIABLE = "BASHBOX_GUARD";
+
+/**
+ * Shell code that SIGKILLs every process whose environment holds the entry
+ * `$t` (`NAME=token`), every process group listed in `$s` (ids between
+ * spaces, `" 12 34 "`), and every process of those sessions and of the
+ * sessions the marked processes are in; it repeats while it finds any
+ * (children forked meanwhile), at most eight rounds. It skips itself and
+ * zombies; its own session is never a target. It reads `/proc/<pid>/stat`
+ * (fields after the command name: state, ppid, pgrp, session) and
+ * `/proc/<pid>/environ`. POSIX sh and GNU grep, so any shell the host
+ * signals with can run it. Shared by the host's guardian and the remote
+ * side's control channel.
+ */
+export const GUARD_SWEEP =
+  `IFS= read -r l </proc/$$/stat; l=\${l##*) }; set -- $l; m=$4
+for r in 1 2 3 4 5 6 7 8; do
+  n=0
+  for f in $(grep -lzxF -- "$t" /proc/[0-9]*/environ 2>/dev/null); do
+    p=\${f#/proc/}; p=\${p%/environ}
+    [ "$p" = "$$" ] && continue
+    IFS= read -r l 2>/dev/null <"/proc/$p/stat" || continue
+    l=\${l##*) }; set -- $l
+    case $s in *" $4 "*) ;; *) [ "$4" -gt 1 ] && [ "$4" != "$m" ] && s="$s$4 " ;; esac
+    kill -s KILL "$p" 2>/dev/null && n=$((n+1))
+  done
+  for p in $s; do kill -s KILL -- "-$p" 2>/dev/null && n=$((n+1)); done
+  for d in /proc/[0-9]*; do
+    [ "\${d#/proc/}" = "$$" ] && continue
+    IFS= read -r l 2>/dev/null <"$d/stat" || continue
+    l=\${l##*) }; set -- $l
+    [ "$1" = Z ] && continue
+    case $s in *" $4 "*) kill -s KILL "\${d#/proc/}" 2>/dev/null && n=$((n+1)) ;; esac
+  done
+  [ $n -gt 0 ] || break
+done`;
+
+/**
+ * The guardian's script (POSIX sh, GNU grep): `$1` is the host's token. It
+ * ignores the signals a terminal or a group kill sends (it runs in a session
+ * of its own anyway), keeps the list of live groups from the lines the host
+ * writes, and at EOF runs {@linkcode GUARD_SWEEP}.
+ */
+export const GUARDIAN_SCRIPT =
+  `trap '' INT TERM HUP QUIT PIPE TSTP TTIN TTOU USR1 USR2 ALRM
+t=${GUARD_VARIABLE}=$1 s=" "
+while read -r op id; do
+  case $id in ''|0*|*[!0-9]*) continue ;; esac
+  case $op in
+    +) s="$s$id " ;;
+    -) k=" "; for x in $s; do [ "$x" = "$id" ] || k="$k$x "; done; s=$k ;;
+  esac
+done
+${GUARD_SWEEP}
+exit 0`;
+
+/** A running guardian, as the runtime layer started it. */
+export interface GuardianPipe {
+  /** Writes to its stdin without waiting; never throws. */
+  write(bytes: Uint8Array): void;
+  /** Settles when the guardian exits. */
+  readonly exited: Promise<unknown>;
+}
+
+/** Starts `argv` as a guardian with environment `env`, or null when it cannot. */
+export type GuardianSpawner = (
+  argv: readonly string[],
+  env: Record<string, string>,
+) => GuardianPipe | null;
+
+const encoder = new TextEncoder();
+
+/**
+ * Most guardians one host starts: one, and a few more should someone kill
+ * it; a guardian that keeps dying is not restarted for every new group.
+ */
+const MAX_STARTS = 8;
+
+const DEFAULT_PATH = ["/usr/local/bin", "/usr/bin", "/bin"];
+
+/** A random token of 16 hex digits. */
+export function guardToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The host's side of the guardian: started on the first group, told of every
+ * group after, restarted (with the whole list) should someone kill it.
+ */
+export class Guardian {
+  /** The host's token: the value of {@linkcode GUARD_VARIABLE}. */
+  readonly token: string = guardToken();
+  readonly #spawn: GuardianSpawner;
+  readonly #groups: () => Iterable<number>;
+  readonly #path: string | undefined;
+  #pipe: GuardianPipe | null = null;
+  /** Programs that could not be started as a guardian. */
+  readonly #failed = new Set<string>();
+  /** Guardians started so far (not counting programs that failed to start). */
+  #starts = 0;
+
+  /**
+   * `spawn` starts the guardian's bash; `groups` lists the groups the host
+   * tracks (sent to a guardian as it starts); `path` is the host's PATH.
+   */
+  constructor(
+    spawn: GuardianSpawner,
+    groups: () => Iterable<number>,
+    path?: string,
+  ) {
+    this.#spawn = spawn;
+    this.#groups = groups;
+    this.#path = path;
+  }
+
+  /**
+   * Makes sure a guardian runs, started with `shell` (any POSIX shell; the
+   * host's bash) if none does; true when one runs.
+   */
+  ensure(shell: string): boolean {
+    if (this.#pipe !== null) return true;
+    if (this.#failed.has(shell)) return false;
+    if (this.#starts >= MAX_STARTS) return false;
+    // (An environment of its own: no BASH_ENV, nothing for bash to read
+    // first, no mark; the host's PATH, absolute entries only, for grep.)
+    const path = [...(this.#path ?? "").split(":"), ...DEFAULT_PATH]
+      .filter((dir, i, all) => dir.startsWith("/") && all.indexOf(dir) === i);
+    const pipe = this.#spawn(
+      [shell, "-c", GUARDIAN_SCRIPT, "bashbox-guardian", this.token],
+      { PATH: path.join(":"), LC_ALL: "C" },
+    );
+    if (pipe === null) {
+      this.#failed.add(shell);
+      return false;
+    }
+    this.#starts++;
+    this.#pipe = pipe;
+    const forget = () => {
+      if (this.#pipe === pipe) this.#pipe = null;
+    };
+    pipe.exited.then(forget, forget);
+    const lines = [...this.#groups()].map((pgid) => `+ ${pgid}\n`).join("");
+    if (lines !== "") pipe.write(encoder.encode(lines));
+    return true;
+  }
+
+  /** Tells the guardian that group `pgid` is live (`shell` starts one if needed). */
+  add(pgid: number, shell: string): void {
+    if (this.#pipe === null) {
+      this.ensure(shell); // it learns of every live group as it starts
+      return;
+    }
+    this.#pipe.write(encoder.encode(`+ ${pgid}\n`));
+  }
+
+  /** Tells the guardian that group `pgid` ended. */
+  remove(pgid: number): void {
+    this.#pipe?.write(encoder.encode(`- ${pgid}\n`));
+  }
+}
