@@ -10,6 +10,7 @@
  * @module
  */
 
+import { hostEnv } from "./host.ts";
 import { statSync } from "node:fs";
 import { GUARD_VARIABLE, Guardian, type GuardianPipe } from "./_guardian.ts";
 import { SIGNAL_NAMES } from "./signals.ts";
@@ -235,10 +236,22 @@ function readHostEnv(name: string): string | undefined {
  */
 function guardedEnv(
   env: Record<string, string> | undefined,
+  clearEnv = false,
 ): Record<string, string> | undefined {
+  // A bash whose stdin is a socket (Node's and Bun's pipes) and whose
+  // environment has no SHLVL reads ~/.bashrc, as if sshd had started it:
+  // slow, with side effects of the user's (a pyenv rehash), and one that
+  // hung 60 s on a stale lock here. A host started without a shell (an MCP
+  // client, a service manager) has none: give one.
+  const shlvl: Record<string, string> = env?.SHLVL === undefined &&
+      (clearEnv || hostEnv("SHLVL") === undefined)
+    ? { SHLVL: "1" }
+    : {};
   const guard = guardian();
-  if (guard === null) return env;
-  return { ...env, [GUARD_VARIABLE]: guard.token };
+  if (guard === null) {
+    return Object.keys(shlvl).length ? { ...env, ...shlvl } : env;
+  }
+  return { ...env, ...shlvl, [GUARD_VARIABLE]: guard.token };
 }
 
 /**
@@ -665,7 +678,10 @@ export function spawnGroup(
     );
   }
   const killer = options.killer ?? "bash";
-  const guarded = { ...options, env: guardedEnv(options.env) };
+  const guarded = {
+    ...options,
+    env: guardedEnv(options.env, options.clearEnv),
+  };
   const proc = DenoNs
     ? spawnDeno(argv, guarded, killer)
     : BunNs
