@@ -8,7 +8,9 @@
  * (`bun bench/main.ts`) and Node 24 (`node bench/main.ts`). `--json` prints one object per measurement;
  * `--quick` shrinks every size for a smoke run; `--only <step>` runs one step
  * (`round trip`, `detection`, `exec overhead`, `kill`, `drain`,
- * `many sessions`, `mcp`, `guardian`, `start-up`). `mcp` drives `BashMcp`
+ * `many sessions`, `mcp`, `guardian`, `egress`, `start-up`). `egress`
+ * measures formatting and redaction throughput (on vs off) and the terminal
+ * model's worst cases (bench/egress.ts). `mcp` drives `BashMcp`
  * over loopback HTTP with the official MCP client: 50 sessions x 20
  * commands, req/s and the p50/p99 latency of a `tools/call`. `guardian`
  * times session start, exec and round trip in child hosts with the guardian
@@ -31,6 +33,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { BashSession as SdkBashSession } from "@anthropic-ai/sdk/tools/agent-toolset/node";
 import { BashSession, exec } from "../mod.ts";
+import { egressBench } from "./egress.ts";
 import { pump, RUNTIME, spawnGroup } from "../runtime/_runtime.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -999,6 +1002,25 @@ function fmt(v: number | undefined, digits = 1): string {
   return v >= 100 ? v.toFixed(0) : v.toFixed(digits);
 }
 
+/** Formatting, redaction and the terminal model (bench/egress.ts). */
+function egressRows(): Promise<void> {
+  for (const r of egressBench(QUICK)) {
+    rows.push({ ...r, runtime });
+    if (r.impl === "redaction on") {
+      const off = rows.find((o) =>
+        o.name === r.name && o.impl === "redaction off" && o.runtime === runtime
+      );
+      if (off) {
+        target(
+          r.p50 >= 0.5 * off.p50,
+          `${r.name}: redaction on ${r.p50} MB/s vs off ${off.p50} MB/s (target >= 0.5x)`,
+        );
+      }
+    }
+  }
+  return Promise.resolve();
+}
+
 const started = now();
 log(`bashbox bench on ${runtime}${QUICK ? " (quick)" : ""}`);
 for (
@@ -1012,6 +1034,7 @@ for (
     ["many sessions", manySessions],
     ["mcp", mcpLoad],
     ["guardian", guardianCost],
+    ["egress", egressRows],
     // Last: it spawns whole runtimes, and each child competes for the cores.
     ["start-up", startup],
   ] as const
