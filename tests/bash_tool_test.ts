@@ -30,19 +30,8 @@ import {
 import { startFakeApi } from "../anthropic/fake_api.ts";
 import { redactor } from "../egress/redact.ts";
 import { execPath, runtime, test } from "./_harness.ts";
+import { rng } from "./_random.ts";
 import { gone, marker } from "./_procs.ts";
-
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 2 ** 32;
-  };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

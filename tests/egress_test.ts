@@ -14,30 +14,15 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type AuditRecord,
-  BashTool,
-  EditorTool,
-  memoryAudit,
-} from "../mod.ts";
+import { type AuditRecord, BashTool, EditorTool, memoryAudit } from "../mod.ts";
 import { describeEvent } from "../cli/main.ts";
 import { CHANNELS, Egress } from "../egress/egress.ts";
 import { redactor } from "../egress/redact.ts";
 import { BashMcp } from "../mcp/server.ts";
 import { test } from "./_harness.ts";
+import { ALNUM, rng } from "./_random.ts";
 
 /** A small seeded generator, so a failure names a case that repeats. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 0x100000000;
-  };
-}
 
 function randomText(next: () => number, n: number, alphabet: string): string {
   let s = "";
@@ -46,8 +31,6 @@ function randomText(next: () => number, n: number, alphabet: string): string {
   }
   return s;
 }
-
-const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 /** One planted secret: its text, and the part that must never show (8+ characters of it). */
 interface Secret {

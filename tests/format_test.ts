@@ -12,6 +12,7 @@ import {
 } from "../egress/format.ts";
 import { CaptureBuffer } from "../core/_capture.ts";
 import { test } from "./_harness.ts";
+import { rng } from "./_random.ts";
 
 const enc = new TextEncoder();
 
@@ -233,18 +234,6 @@ test("errorToolResult() marks the block as an error", () => {
   equal(b.is_error, true);
   equal(b.content, "Error: Expected a command");
 });
-
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 2 ** 32;
-  };
-}
 
 test("sanitize() applies erase-line and cursor moves before dropping colours, as a terminal shows it", () => {
   equal(sanitize("Downloading 50%\r\x1b[KDone\n"), "Done\n");

@@ -13,21 +13,10 @@ import {
   redactStream,
 } from "../egress/redact.ts";
 import { test } from "./_harness.ts";
+import { ALNUM, rng } from "./_random.ts";
 
 /** A seeded generator, so every run tests the same cases. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 2 ** 32;
-  };
-}
 
-const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const LOWER = "abcdefghijklmnopqrstuvwxyz";
 const HEX = "0123456789abcdef";
 const B64 = ALNUM + "+/";

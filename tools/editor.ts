@@ -28,6 +28,7 @@ import type { EditorPolicy, ToolUseLike } from "./types.ts";
 import { DEFAULT_MAX_CHARS, type ToolResultBlock } from "../egress/format.ts";
 import { cutText, describeValue, Egress, messageOf } from "../egress/egress.ts";
 import { ToolPipeline, toolUsesOf } from "./pipeline.ts";
+import { shellQuote } from "../core/_protocol.ts";
 import {
   BashSession,
   type BashSessionOptions,
@@ -159,11 +160,6 @@ interface Outcome {
   content: string;
   isError: boolean;
   audit: Partial<EditAuditFields>;
-}
-
-/** Quotes a string as one bash word. */
-function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
 // ---------------------------------------------------------------------------
