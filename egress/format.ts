@@ -269,6 +269,57 @@ function clean(text: string, redact?: (text: string) => string): string {
 }
 
 /** The output text of one stream, redacted, sanitised and cut, with its notice. */
+/**
+ * Around the parts of a long output that can be shown, the redactor sees at
+ * least this much more on each side (longer than any secret it finds in a
+ * line: a private key is at most 20000 characters).
+ */
+const WINDOW_MARGIN = 32 * 1024;
+
+/**
+ * For a long output with no terminal controls: only the windows that can be
+ * shown (the head and the tail, with a margin) are redacted, then cut after
+ * redaction as always, so redaction costs the same whatever the output's
+ * size. Null when the whole text must be redacted instead (short text,
+ * terminal controls, or windows that redaction shrank so much that the
+ * margin no longer holds).
+ */
+function shownWindows(
+  text: string,
+  budget: number,
+  headBudget: number,
+  redact: (text: string) => string,
+): { head: Cut; tail: Cut } | null {
+  const tailBudget = budget - headBudget;
+  if (text.length <= budget + 4 * WINDOW_MARGIN) return null;
+  if (sanitize(text) !== text) return null;
+  let h = redact(text.slice(0, headBudget + WINDOW_MARGIN));
+  let t = redact(text.slice(text.length - tailBudget - WINDOW_MARGIN));
+  if (
+    h.length < headBudget + WINDOW_MARGIN / 2 ||
+    t.length < tailBudget + WINDOW_MARGIN / 2
+  ) {
+    return null;
+  }
+  // What the windows' edges cut through is never shown.
+  h = h.slice(0, safeEnd(h));
+  t = t.slice(safeStart(t));
+  const head = keepHead(h, headBudget);
+  const tail = keepTail(t, tailBudget);
+  const omittedChars = Math.max(
+    0,
+    text.length - head.text.length - tail.text.length,
+  );
+  const omittedLines = Math.max(
+    0,
+    countLines(text) - countLines(head.text) - countLines(tail.text),
+  );
+  return {
+    head: { text: head.text, omittedChars: 0, omittedLines: 0 },
+    tail: { text: tail.text, omittedChars, omittedLines },
+  };
+}
+
 function formatStream(
   capture: CaptureLike,
   budget: number,
@@ -307,11 +358,18 @@ function formatStream(
     tail.omittedChars += dropped.length;
     tail.omittedLines += countLines(dropped);
   } else {
-    const text = clean(capture.text, redact);
-    if (text.length <= budget) return { text, cut: false };
-    head = keepHead(text, headBudget);
-    tail = keepTail(text.slice(head.text.length), budget - head.text.length);
-    head = { text: head.text, omittedChars: 0, omittedLines: 0 };
+    const shown = redact
+      ? shownWindows(capture.text, budget, headBudget, redact)
+      : null;
+    if (shown !== null) {
+      ({ head, tail } = shown);
+    } else {
+      const text = clean(capture.text, redact);
+      if (text.length <= budget) return { text, cut: false };
+      head = keepHead(text, headBudget);
+      tail = keepTail(text.slice(head.text.length), budget - head.text.length);
+      head = { text: head.text, omittedChars: 0, omittedLines: 0 };
+    }
   }
   const chars = head.omittedChars + tail.omittedChars;
   const lines = head.omittedLines + tail.omittedLines;
