@@ -606,6 +606,8 @@ export class BackgroundProcess {
   readonly #capture: CaptureBuffer;
   #pending: Uint8Array[] = [];
   #pendingBytes = 0;
+  /** Bytes of #pending that the last read held back (not new output). */
+  #heldBytes = 0;
   #dropped = 0;
   #decoder = new TextDecoder("utf-8", { fatal: false });
   #logFd: number | null;
@@ -853,6 +855,7 @@ export class BackgroundProcess {
     while (this.#pendingBytes > PENDING_CAP && this.#pending.length > 1) {
       const first = this.#pending.shift()!;
       this.#pendingBytes -= first.length;
+      this.#heldBytes = Math.max(0, this.#heldBytes - first.length);
       this.#dropped += first.length;
     }
     if (this.tty) {
@@ -915,7 +918,8 @@ export class BackgroundProcess {
     // What the last check looked at: the next one starts a window before.
     let checked = 0;
     const matches = (): boolean => {
-      if (until === undefined) return this.#pendingBytes > 0;
+      // Bytes a previous read held back are not new output.
+      if (until === undefined) return this.#pendingBytes > this.#heldBytes;
       if (checked > this.#pendingBytes) checked = 0; // the front was dropped
       const from = Math.max(0, checked - UNTIL_WINDOW_BYTES);
       checked = this.#pendingBytes;
@@ -942,6 +946,7 @@ export class BackgroundProcess {
     this.#pending = [];
     const total = this.#pendingBytes;
     this.#pendingBytes = 0;
+    this.#heldBytes = 0;
     this.#dropped = 0;
     let bytes = new Uint8Array(total);
     let at = 0;
@@ -957,6 +962,7 @@ export class BackgroundProcess {
       if (keep > 0) {
         this.#pending.push(bytes.slice(bytes.length - keep));
         this.#pendingBytes += keep;
+        this.#heldBytes += keep;
         bytes = bytes.subarray(0, bytes.length - keep);
       }
     }
@@ -976,6 +982,7 @@ export class BackgroundProcess {
       if (keep > 0) {
         this.#pending.unshift(bytes.slice(bytes.length - keep));
         this.#pendingBytes += keep;
+        this.#heldBytes += keep;
         bytes = bytes.subarray(0, bytes.length - keep);
       }
     }

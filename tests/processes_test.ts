@@ -9,6 +9,7 @@ import {
   runnableProcessTools,
 } from "../mod.ts";
 import type { BackgroundProcess } from "../core/processes.ts";
+import { redactor } from "../egress/redact.ts";
 import { runtime, test } from "./_harness.ts";
 import { alive, gone, marker } from "./_procs.ts";
 
@@ -854,4 +855,32 @@ test("BackgroundProcess.read() until matches across chunks and after much output
   ok(b.matched, b.text.slice(-200));
   match(b.text, /READY 42\n$/);
   await chatty.stop({ graceMs: 200 });
+});
+
+test("BackgroundProcess.read() with redact holds back a token still arriving: no read shows part of it, a prompt shows at once", async () => {
+  const token = `ghp_${"Ab1".repeat(12)}`;
+  const redact = redactor();
+  await using s = new BashSession();
+  const p = await s.spawn(
+    `printf 'key: ${token.slice(0, 11)}'; sleep 0.6; printf '${
+      token.slice(11)
+    } end\\n'; sleep 0.3; printf 'Password: '; sleep 30`,
+    { redact },
+  );
+  const pieces = Array.from(
+    { length: token.length - 7 },
+    (_, i) => token.slice(i, i + 8),
+  );
+  let seen = "";
+  const stop = performance.now() + 10_000;
+  while (performance.now() < stop && !seen.includes("Password: ")) {
+    const r = await p.read({ waitMs: 150 });
+    const shown = redact(r.text);
+    for (const piece of pieces) {
+      ok(!shown.includes(piece), `a read showed ${piece}: ${shown}`);
+    }
+    seen += shown;
+  }
+  match(seen, /key: \[REDACTED:github-token\] end\nPassword: $/);
+  await p.stop({ graceMs: 200 });
 });
