@@ -87,10 +87,13 @@ test("BashSession: a command that calls setsid itself escapes without a sandbox 
   await s.run(`setsid sleep ${mark} >/dev/null 2>&1 < /dev/null &`);
   ok((await started(mark)).length > 0);
   await s.close();
-  // It left the session: only a sandbox's PID namespace catches it.
+  // It left the session: close() does not promise to catch it (only a
+  // sandbox's PID namespace does; the host's guardian catches it when the
+  // host ends). Seen gone already on Bun in a full run, with another test's
+  // cleanup in flight: either way, nothing else of the session is left.
   const left = await gone(mark, 300);
-  equal(left.length, 1);
-  await exec(`kill -KILL ${left[0]}`);
+  ok(left.length <= 1, `one escaped process at most, got ${left.length}`);
+  for (const pid of left) await exec(`kill -KILL ${pid}`);
   equal((await gone(mark)).length, 0);
 });
 
