@@ -14,7 +14,13 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AuditRecord, BashTool, EditorTool, memoryAudit } from "../mod.ts";
+import {
+  type AuditRecord,
+  BashSession,
+  BashTool,
+  EditorTool,
+  memoryAudit,
+} from "../mod.ts";
 import { describeEvent } from "../cli/main.ts";
 import { CHANNELS, Egress } from "../egress/egress.ts";
 import { redactor } from "../egress/redact.ts";
@@ -396,5 +402,80 @@ test("Egress.echo() redacts before it cuts: a cut through a token shows none of 
   for (let max = 5; max < 60; max++) {
     const shown = egress.echo({ command: token }, max);
     ok(!shown.includes("Ab1Ab1"), `max ${max}: ${shown}`);
+  }
+});
+
+test("BashSession does not pass the host's provider credentials to the shell unless given", async () => {
+  const key = `sk-ant-api03-${"Qx7".repeat(14)}`;
+  const env = (globalThis as {
+    Deno?: {
+      env: { set(k: string, v: string): void; delete(k: string): void };
+    };
+  }).Deno?.env;
+  const proc =
+    (globalThis as { process?: { env: Record<string, string | undefined> } })
+      .process;
+  const set = (name: string, value: string | undefined) => {
+    if (env) value === undefined ? env.delete(name) : env.set(name, value);
+    else if (proc) {
+      if (value === undefined) delete proc.env[name];
+      else proc.env[name] = value;
+    }
+  };
+  set("ANTHROPIC_API_KEY", key);
+  set("GROQ_API_KEY", "gsk-test-value-12345678");
+  try {
+    await using s = new BashSession();
+    const r = await s.run(
+      'printenv ANTHROPIC_API_KEY GROQ_API_KEY | base64; env | grep -c "^ANTHROPIC_" || true',
+    );
+    equal(r.output.text.trim(), "0");
+    const p = await s.spawn('echo "[${ANTHROPIC_API_KEY-unset}]"');
+    await p.wait();
+    const out = await p.read();
+    equal(out.text, "[unset]\n");
+    await using given = new BashSession({
+      env: { ANTHROPIC_API_KEY: "on-purpose" },
+    });
+    equal(
+      (await given.run("echo $ANTHROPIC_API_KEY ${GROQ_API_KEY-none}")).output
+        .text,
+      "on-purpose none\n",
+    );
+    await using inherit = new BashSession({ inheritCredentials: true });
+    equal(
+      (await inherit.run("echo ${GROQ_API_KEY-none}")).output.text,
+      "gsk-test-value-12345678\n",
+    );
+  } finally {
+    set("ANTHROPIC_API_KEY", undefined);
+    set("GROQ_API_KEY", undefined);
+  }
+});
+
+test("EditorTool view shows no terminal control of the file (an OSC 52 clipboard write, a clear screen)", async () => {
+  const dir = tempDir();
+  try {
+    const file = join(dir, "evil.txt");
+    writeFileSync(
+      file,
+      `title\x1b]52;c;${
+        btoa("rm -rf ~")
+      }\x07\nclear\x1b[2J\x1b[H\nbell\x07 and \x9b31m\n`,
+    );
+    await using editor = new EditorTool();
+    const block = await editor.handle({
+      id: "v",
+      input: { command: "view", path: file },
+    });
+    const text = String(block.content);
+    // deno-lint-ignore no-control-regex
+    ok(!/[\x1b\x07\x9b]/.test(text), JSON.stringify(text));
+    ok(
+      text.includes("title") && text.includes("clear") && text.includes("bell"),
+      text,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
