@@ -1069,26 +1069,34 @@ export class BashMcp {
 
   #editorOf(conversation: Conversation, session: BashSession): EditorTool {
     if (conversation.editor?.session !== session) {
-      const o = this.#options;
       conversation.editor = new EditorTool({
-        session,
-        sessionId: conversation.id,
-        policy: o.policy,
-        onAsk: (command, reason) => this.#ask(conversation, command, reason),
-        redact: o.redact,
-        audit: o.audit
-          ? { write: (record) => o.audit!.write(record) } // closed by BashMcp
-          : undefined,
-        timeoutMs: this.#timeoutMs,
-        maxCharacters: o.maxOutputChars,
+        ...this.#toolOptions(conversation, session),
+        maxCharacters: this.#options.maxOutputChars,
       });
     }
     return conversation.editor;
   }
 
   #newTool(conversation: Conversation, session: BashSession): BashTool {
-    const o = this.#options;
     return new BashTool({
+      ...this.#toolOptions(conversation, session),
+      maxOutputChars: this.#options.maxOutputChars,
+      spillDir: this.#options.spillDir,
+    });
+  }
+
+  /** What the bash tool and the editor of a conversation share. */
+  #toolOptions(conversation: Conversation, session: BashSession): {
+    session: BashSession;
+    sessionId: string;
+    policy?: CommandPolicy;
+    onAsk: (command: string, reason: string) => Promise<boolean>;
+    redact?: (text: string) => string;
+    audit?: AuditSink;
+    timeoutMs: number;
+  } {
+    const o = this.#options;
+    return {
       session,
       sessionId: conversation.id,
       policy: o.policy,
@@ -1098,9 +1106,7 @@ export class BashMcp {
         ? { write: (record) => o.audit!.write(record) } // closed by BashMcp
         : undefined,
       timeoutMs: this.#timeoutMs,
-      maxOutputChars: o.maxOutputChars,
-      spillDir: o.spillDir,
-    });
+    };
   }
 
   /** Puts an `ask` decision to the user through elicitation. */
