@@ -387,7 +387,7 @@ $__bbc
     // (Under \`set -T\` a user's DEBUG trap also fires in the command
     // substitutions that read the traps: what it printed before \`trap --\`
     // is not part of the trap.)
-    `__bbn(){ builtin local __bbt __bbA;__bbA=$1;__bbt=$(builtin trap -p INT);[[ $__bbt == "trap -- "* || $__bbt != *"trap -- "* ]]||__bbt="trap -- \${__bbt#*"trap -- "}";[[ $__bbA == "trap -- "* || $__bbA != *"trap -- "* ]]||__bbA="trap -- \${__bbA#*"trap -- "}";__bbt=\${__bbt% INT};__bbt=\${__bbt% SIGINT};case $__bbt in "trap -- '__bbi'");;""|"trap -- -")__bbJ=;builtin trap __bbi INT;;*)__bbJ=$__bbt;builtin trap __bbi INT;;esac;case $__bbA in "trap -- '__bbg' DEBUG");;""|"trap -- - DEBUG")__bbM=;;*)__bbM=$__bbA;builtin trap __bbg DEBUG;;esac; }`,
+    `__bbn(){ builtin local __bbt __bbL;__bbL=$1;__bbt=$(builtin trap -p INT);[[ $__bbt == "trap -- "* || $__bbt != *"trap -- "* ]]||__bbt="trap -- \${__bbt#*"trap -- "}";[[ $__bbL == "trap -- "* || $__bbL != *"trap -- "* ]]||__bbL="trap -- \${__bbL#*"trap -- "}";__bbt=\${__bbt% INT};__bbt=\${__bbt% SIGINT};case $__bbt in "trap -- '__bbi'");;""|"trap -- -")__bbJ=;builtin trap __bbi INT;;*)__bbJ=$__bbt;builtin trap __bbi INT;;esac;case $__bbL in "trap -- '__bbg' DEBUG");;""|"trap -- - DEBUG")__bbM=;;*)__bbM=$__bbL;builtin trap __bbg DEBUG;;esac; }`,
     // A user's DEBUG trap runs through a filter that skips the framing's own
     // commands, so it sees the user's commands only (also inside the
     // framing's functions and command substitutions, where \`set -T\` or

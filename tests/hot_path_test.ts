@@ -224,27 +224,31 @@ for (const setting of settings) {
   });
 }
 
-test("BashSession.run() survives or restarts at once when any framing variable is made read-only", async () => {
-  // Every variable of the framing's (found, not listed), made read-only
-  // by a command: later calls end promptly, run their command once or
-  // restart at once, and the shell after a restart is sound.
-  await using probe = new BashSession();
-  const names = (await probe.run("compgen -v __bb")).output.text.trim()
-    .split("\n").filter((n) => n !== "");
-  ok(names.length > 5, names.join(" "));
-  for (const name of names) {
-    await using s = new BashSession({ timeoutMs: 8000 });
-    await s.run(`readonly ${name}`);
-    let restarts = 0;
-    for (let k = 0; k < 3; k++) {
-      const mark = `m-${name}-${k}`;
-      const r = await s.run(`builtin printf '%s\\n' ${mark}`);
-      equal(r.timedOut, false, `${name}: the call hung`);
-      if (r.restarted && !r.output.text.includes(mark)) {
-        ok(++restarts < 2, `${name}: restarted twice`);
-        continue;
+test(
+  "BashSession.run() survives or restarts at once when any framing variable is made read-only",
+  async () => {
+    // Every variable of the framing's (found, not listed), made read-only
+    // by a command: later calls end promptly, run their command once or
+    // restart at once, and the shell after a restart is sound.
+    await using probe = new BashSession();
+    const names = (await probe.run("compgen -v __bb")).output.text.trim()
+      .split("\n").filter((n) => n !== "");
+    ok(names.length > 5, names.join(" "));
+    for (const name of names) {
+      await using s = new BashSession({ timeoutMs: 8000 });
+      await s.run(`readonly ${name}`);
+      let restarts = 0;
+      for (let k = 0; k < 3; k++) {
+        const mark = `m-${name}-${k}`;
+        const r = await s.run(`builtin printf '%s\\n' ${mark}`);
+        equal(r.timedOut, false, `${name}: the call hung`);
+        if (r.restarted && !r.output.text.includes(mark)) {
+          ok(++restarts < 2, `${name}: restarted twice`);
+          continue;
+        }
+        equal(r.output.text.split(mark).length, 2, `${name}: ${r.output.text}`);
       }
-      equal(r.output.text.split(mark).length, 2, `${name}: ${r.output.text}`);
     }
-  }
-});
+  },
+  { timeoutMs: 240_000 },
+);
