@@ -22,6 +22,13 @@ export const SENTINEL_ERR_FD = 18;
 /** Holds the command's stderr while the framing runs with stderr closed (xtrace on). */
 export const TRACE_SAVE_FD = 16;
 /**
+ * Where bash reads its script (the host's pipe): opened as \`0\` from
+ * /dev/fd and moved as high as bash puts it (255 is taken by an interactive
+ * shell's terminal descriptor). The framing reads a call's command and id
+ * from it as data, in one read(2) each.
+ */
+const SCRIPT_FD = 254;
+/**
  * Starts the session's bash the way a prompt behaves: interactive (an error
  * such as \`set -u\`'s unbound variable ends the command line, not the shell;
  * messages read \`bash: nope: command not found\`), yet reading its commands
@@ -40,18 +47,44 @@ export const TRACE_SAVE_FD = 16;
 const PROMPT_LAUNCHER =
   'BASHBOX_CWD=$PWD;export BASHBOX_CWD;cd /dev/fd||exit 96;exec 3>&2 2>/dev/null;b=$1;shift;if [ -p 0 ];then exec -a bash "$b" "$@" --noediting -i 0;fi;exec -a bash "$b" "$@" --noediting -i 0 0< <(trap "" INT TERM HUP QUIT USR1 USR2 ALRM;PATH=/usr/bin:/bin exec cat)';
 
-/** E: fast, X: careful (ERR traps, errexit); a trailing x: xtrace is on. */
-const FRAMING_ALIASES = ["__bbE", "__bbX", "__bbEx", "__bbXx"] as const;
 /**
- * The frame's aliases, each with its body: z for the fast path, Z for the
- * careful one (it hands the user's ERR trap to the frame). The call line
- * names one with the call's id as its only word, so the text bash reads one
- * byte at a time stays short.
+ * The names on the lines of a call, which bash reads one byte at a time:
+ * short, and of a shape no one names a command (\`_+\`), each an alias
+ * with a function of the same name (for a command that turns aliases off;
+ * defined once, at start: posix mode refuses to define such names).
  */
-const FRAME_ALIASES = {
-  __bbz: '__bbf "$?" ""',
-  __bbZ: '__bbf "$?" "${__bbW:+$(builtin trap -p ERR)}"',
+const LINE = {
+  /** The take step: the command follows as data, its length the word. */
+  take: "_+p",
+  /** The take step for a command as one ANSI-C quoted word. */
+  takeWord: "_+P",
+  /** The take step of the other routes (see {@linkcode route}). */
+  takeOther: "_+k",
+  /** The same, for a command as one ANSI-C quoted word. */
+  takeOtherWord: "_+K",
+  /** The runner, xtrace off. */
+  run: "_+E",
+  /** The runner that turns xtrace on for the command. */
+  runTraced: "_+X",
+  /** The frame; the call's id follows as data. */
+  frame: "_+z",
 } as const;
+/**
+ * The framing's own aliases: the runners, the command's unit (set by the
+ * take step of every call) and the frame. Their count is how the take step
+ * tells, without looking at every alias, that the user has none of their
+ * own.
+ */
+const FRAMING_ALIASES = [
+  LINE.take,
+  LINE.takeWord,
+  LINE.takeOther,
+  LINE.takeOtherWord,
+  LINE.run,
+  LINE.runTraced,
+  "__bbC",
+  LINE.frame,
+];
 /**
  * A command as one ANSI-C quoted word (`$'…'`): backslash, quote and control
  * characters escaped, everything else as it is.
@@ -122,11 +155,10 @@ function checkNest(depth: number): { open: string; close: string } {
 
 /** The script the session's bash runs once at start (after the bootstrap line). */
 export function initScript(options: InitOptions): string {
-  const nest = checkNest(12);
-  const errFrame = (id: string) =>
-    options.separate
-      ? `&&builtin printf '%s\\036\\0' "${id}" >&${SENTINEL_ERR_FD}`
-      : "";
+  const nest = checkNest(8);
+  // (The nest's text is kept in two variables, so that the take's body,
+  // which bash copies on every call, stays small.)
+  const check = 'builtin eval "$__bbT$__bbc$__bbZ"';
   // bash reads its script through its own copy of stdin (fd 254, so
   // `$BASH_SOURCE` is empty, as at a prompt); the init script makes the
   // shell's stdin /dev/null once, so every command reads end of file there
@@ -136,14 +168,21 @@ export function initScript(options: InitOptions): string {
   const closed = ` ${SENTINEL_OUT_FD}>&-${
     options.separate ? ` ${SENTINEL_ERR_FD}>&-` : ""
   }`;
-  // Each call's line hands the command over as one ANSI-C quoted word
-  // (no byte of it is parsed as script), with the call's id. Every command
-  // is called through \`builtin\`, so functions named like builtins cannot
-  // break the framing. The status of each command is kept in __bbq and
-  // handed to the next (\`$?\` carries over) through an \`if\` condition,
-  // and the command runs through \`command eval\`: neither the framing nor
-  // the eval's own status fires a user's ERR trap a second time. A step
-  // that fails (a descriptor the command closed, a variable it made
+  // What a call costs does not depend on what the session holds: every
+  // step below is a fixed number of builtins, whatever options, traps,
+  // functions or aliases the user set, and none forks (only a command the
+  // host's parser refuses, or a deadline's interrupt, pays for a child).
+  //
+  // Each call's first line takes the command, which follows it as data
+  // (no byte of it is parsed as script; see callLines), with the status of
+  // the call before and the host's word on its route. Every command is
+  // called through \`builtin\`, so functions named like builtins cannot
+  // break the framing. The status is kept in __bbq and handed to the
+  // command (\`$?\` carries over) by a function that returns it on the
+  // left of \`&&\`: a failure there fires no ERR trap and no errexit, the
+  // command's own failures do, as at a prompt. The framing needs nothing
+  // of the user's traps: no ERR trap of its own is ever set.
+  // A step that fails (a descriptor the command closed, a variable it made
   // read-only) ends the shell at once: the result says restarted, and
   // nothing is left to run twice.
   //
@@ -152,100 +191,165 @@ export function initScript(options: InitOptions): string {
   // eval), through an alias (__bbC) set to it in a group: a group, so that
   // the framing's descriptors are closed for it; an alias, so that no byte
   // of it is read from the input (text that leaves a quote open cannot eat
-  // the frame). A command goes this way only when it parses as a complete
-  // command: by the host's parser first (so that its braces balance and it
-  // cannot close the check's wrapper and run in it), then by bash's own, in
-  // twelve groups and subshells behind \`true||\` (see checkNest), so that
-  // nothing of it runs. Should bash refuse what the host's parser took (an
-  // alias of the user's gone wrong, or \`}\` as a \`case\` pattern, which
-  // bash refuses inside a group; a \`case\` wrapper would take it, but
-  // xtrace shows a \`case\`), bash's message is shown and nothing runs
-  // (status 2). A command the host's parser refuses is checked by
-  // \`bash -n\` in a child (with extglob if the session has it): a syntax
-  // error is shown as \`bash -c\` words it (lines counted from the
-  // command's first line) and nothing runs (status 2). Anything else runs
-  // through eval: a command that bash -n takes but the host's parser did
-  // not, every command once the user has aliases of their own, a command
-  // that defines aliases or turns on extglob (bash applies them from the
-  // next line on, and a group is parsed whole first), here-documents (bash
-  // reads their bodies from its input, never from an alias) and a command
-  // that ends in a backslash (literal at the end of an eval, as of
-  // \`bash -c\`; it would join the group's brace).
-  const take =
-    `__bbp(){ builtin printf -v __bbc %s "$1"||builtin exit 113;__bbS= __bbY=;builtin alias "__bbC=__bbN";if [[ \${#BASH_ALIASES[@]} != 7 ]]&&__bbo||[[ $__bbc == *alias* || $__bbc == *BASH_ALIASES* || $__bbc == *extglob* || $__bbc == *'\\' ]]||{ [[ $__bbc == *'<<'* ]]&&__bbh; };then builtin alias '__bbC=command eval "$__bbc"';elif [[ -n \${2-} ]];then __bby;elif builtin eval "true||${nest.open}
-$__bbc
-${nest.close}";then builtin alias "__bbC={
-$__bbc
-}";else builtin eval '';__bbY=;builtin alias "__bbC=__bbN";fi; }`;
-  // (__bbC is first made the refusal, so that a step that fails, such as a
+  // the frame). A group is a compound command: the ERR trap fires once,
+  // for the command that failed, and errexit follows bash's own rules for
+  // lists, \`!\` and conditions. A command goes this way only when it parses
+  // as a complete command: by the host's parser first (so that its braces
+  // balance and it cannot close the check's wrapper and run in it), then by
+  // bash's own, in eight groups and subshells behind \`true||\` (see
+  // checkNest), so that nothing of it runs. Should bash refuse what the
+  // host's parser took (an alias of the user's gone wrong, or \`}\` as a
+  // \`case\` pattern, which bash refuses inside a group; a \`case\` wrapper
+  // would take it, but xtrace shows a \`case\`), bash's message is shown
+  // and nothing runs (status 2). A command the host's parser refuses is
+  // checked by \`bash -n\` in a child (with extglob if the session has it):
+  // a syntax error is shown as \`bash -c\` words it (lines counted from the
+  // command's first line) and nothing runs (status 2).
+  //
+  // Anything else runs through eval, which reads a line at a time as a
+  // prompt does: every command once the user has aliases of their own (a
+  // user's alias could expand to a here-document, whose body bash would
+  // read from its input), a command that defines aliases or turns on
+  // extglob (bash applies them from the next line on, and a group is parsed
+  // whole first), here-documents (bash reads their bodies from its input,
+  // never from an alias) and what \`bash -n\` took but the host's parser
+  // did not. The eval's own status would fire the user's ERR trap a second
+  // time and end a shell under errexit after a failure bash exempts, so
+  // the command is followed, inside the eval, by a group that keeps its
+  // status in __bbe (stderr closed: xtrace does not show it): the eval
+  // itself then returns 0 and the frame takes __bbe. That is only safe
+  // when the check has shown the command to end outside a here-document
+  // (a here-document left open would read the group as its body): where
+  // the check cannot tell (aliases or extglob being defined, an open
+  // here-document, a command only \`bash -n\` reads), the eval runs bare.
+  // (On the top level, a command that ends in a backslash has it doubled
+  // by the host: the same literal backslash bash takes at the end of an
+  // eval.)
+  //
+  // (An interactive bash under errexit exits on a syntax error in an eval,
+  // even in a condition: errexit is off while the check runs. An
+  // assignment to a variable the user made read-only abandons the line:
+  // the framing's are first set through declare, which fails instead, and
+  // the shell exits.
+  // __bbC is first made the refusal, so that a step that fails, such as a
   // function call past a user's FUNCNEST, never leaves the previous command
   // to run again. Words that look like assignments are quoted, for
-  // \`set -k\`. A user's alias could expand to anything, which the check
-  // could not tell: 7 is the count of the framing's own aliases.)
+  // \`set -k\`. __bbA is set once a user's alias was seen, so that the
+  // aliases are counted only while there are none of the user's; a
+  // command that mentions aliases counts them again on the next call.)
+  const status = "__bbc+=$__bbS";
+  // (The eval's unit and the refusal's are kept in __bbU and __bbO: under
+  // xtrace they run in a group whose stderr is closed, so that only the
+  // command's own lines are traced, as the runner's comment below says.)
+  const evaluate = `builtin alias "__bbC=$__bbU"`;
+  // (Two take steps, each of the routes it serves only, so that the body
+  // bash copies on every call stays small: the common one for the top
+  // level (and, once the user has aliases, eval after the same check);
+  // the other, which the host names, for the routes below.)
+  const enter =
+    `builtin alias "__bbC=$__bbO";builtin declare -g "__bbq=$2" "__bbY=" "__bbe=" "__bbW=" "__bbA=$__bbA"||builtin exit 113;[[ -n $__bbA || \${#BASH_ALIASES[@]} == ${FRAMING_ALIASES.length} ]]||__bbo;[[ $- != *e* ]]||{ builtin set +e;__bbW=1; };`;
+  const leave = "[[ -z $__bbW ]]||{ builtin set -e;__bbW=; }; }";
+  const common =
+    `${enter}if [[ -n $__bbA ]];then if ${check};then ${status};${evaluate};else builtin eval '';fi;elif ${check};then builtin alias "__bbC={
+$__bbc
+}";else builtin eval '';fi;${leave}`;
+  const rare =
+    `${enter}if [[ $3 == e ]];then __bbA=;if ${check} 2>&-;then ${status};else builtin eval '';fi;${evaluate};elif [[ $3 == c || -n $__bbA ]];then if ${check} 2>&-;then ${status};${evaluate};else __bby;fi;else __bby;fi;${leave}`;
+  // The command comes as data after the take's line, its length in bytes
+  // the line's first word: read takes it in one go (bash reads its script
+  // one byte at a time). read counts characters, so a command of other
+  // characters than ASCII comes as one ANSI-C quoted word instead.
+  const read =
+    `builtin read -r -N "$1" -u ${SCRIPT_FD} __bbc||builtin exit 113;`;
+  const word = 'builtin printf -v __bbc %s "$1"||builtin exit 113;';
+  const take = [
+    `__bbp(){ ${read}${common}`,
+    `__bbP(){ ${word}${common}`,
+    `__bbk(){ ${read}${rare}`,
+    `__bbK(){ ${word}${rare}`,
+  ].join("\n");
   const userAliases =
-    `__bbo(){ builtin local __bbH;for __bbH in "\${!BASH_ALIASES[@]}";do [[ $__bbH == __bb[EXzZC]* ]]||builtin return 0;done;builtin return 1; }`;
-  // (\`<<<\` is a here-string, read from the command line itself.)
-  const hereDocument =
-    `__bbh(){ builtin local __bbH;__bbH=\${__bbc//'<<<'/};[[ $__bbH == *'<<'* ]]; }`;
+    `__bbo(){ builtin local __bbH;for __bbH in "\${!BASH_ALIASES[@]}";do [[ $__bbH == __bbC || $__bbH == _+[pPkKEXz] ]]||{ __bbA=1;builtin return 0; };done; }`;
   // (\`bash -n\` exits 0 after some syntax errors in \`[[ ]]\`: its
-  // message tells. A check that ended inside an open quote leaves bash's
-  // parser unable to expand an alias on the next line it reads, unless
-  // another eval runs first: hence the empty ones.)
+  // message tells; it warns of a here-document left open, and a command it
+  // took may end in one, or in a backslash, so the eval then runs bare. A
+  // check that ended inside an open quote leaves bash's parser unable to
+  // expand an alias on the next line it reads, unless another eval runs
+  // first: hence the empty ones.)
   const fallback =
-    `__bby(){ builtin eval '';builtin alias '__bbC=command eval "$__bbc"';__bbY=;[[ $BASHOPTS != *extglob* ]]||__bbY=extglob;__bbY=$(BASH_ENV= ENV= builtin exec -a bash "$__bbB" --noprofile --norc -nO "\${__bbY:-nullglob}" 2>&1 <<<"$__bbc")&&[[ $__bbY != *'syntax error'* ]]&&builtin return 0;builtin alias "__bbC=__bbN"; }`;
+    `__bby(){ builtin eval '';__bbY=;[[ $BASHOPTS != *extglob* ]]||__bbY=extglob;if __bbY=$(BASH_ENV= ENV= builtin exec -a bash "$__bbB" --noprofile --norc -nO "\${__bbY:-nullglob}" 2>&1 <<<"$__bbc")&&[[ $__bbY != *'syntax error'* ]];then [[ $__bbY == *here-document* || $__bbc == *'\\' ]]||${status};${evaluate};fi; }`;
+  // The refusal returns 0 (so that no ERR trap and no errexit take it for
+  // a failing command) and hands the frame its status, 2, in __bbe.
   const syntaxError =
-    `__bbN(){ __bbS=1;[[ -z $__bbY ]]||builtin printf '%s\\n' "$__bbY" >&17;builtin return 2; } 17>&2 2>&-`;
+    `__bbN(){ __bbe=2;[[ -z $__bbY ]]||builtin printf '%s\\n' "$__bbY" >&17; } 17>&2 2>&-`;
   // Should stdout lead into a pipe that is not the session's (\`exec >
   // >(tee log)\`), what the command printed reaches the host through that
-  // relay, after the frame: the trailer says so (flag r) and the host keeps
+  // relay, after the frame: the trailer says so (flag !) and the host keeps
   // reading until the output is quiet.
   // The frame goes to fd ${SENTINEL_OUT_FD}, which the command cannot touch
-  // (it is closed for the eval and restored after it); should it be gone
-  // anyway (a command that closed bash's saved copy), the shell exits.
+  // (it is closed for the command and restored after it); where stdout is
+  // that same pipe (the common case) it is written there, without a
+  // redirection. Should fd ${SENTINEL_OUT_FD} be gone anyway (a command
+  // that closed bash's saved copy), the shell exits. The trailer holds the
+  // status, \`$-\` (with an x where the frame turned xtrace off) and the
+  // working directory.
+  const print = (relay: string, target: string) =>
+    `builtin printf '%s\\0' "$__bbh"$'\\036'"$1 $-$__bbX${relay} $PWD"${target}||builtin exit 113`;
+  const errFrame = options.separate
+    ? `;builtin printf '%s\\036\\0' "$__bbh" >&${SENTINEL_ERR_FD}||builtin exit 113`
+    : "";
+  const evalPlain = 'command eval "$__bbc"';
+  const evalTraced =
+    `{ command eval "$__bbc" 2>&${TRACE_SAVE_FD} ${TRACE_SAVE_FD}>&-;} ${TRACE_SAVE_FD}>&2 2>&-`;
+  const refuseTraced =
+    `{ __bbN 2>&${TRACE_SAVE_FD} ${TRACE_SAVE_FD}>&-;} ${TRACE_SAVE_FD}>&2 2>&-`;
+  // (Everything in one function: a call from it would fail past a user's
+  // FUNCNEST, and the frame would not come. The common path runs five
+  // builtins; what an interrupt (errexit turned off for the rest of the
+  // command: __bbK) or xtrace needs is behind one test.)
   const frameEnd =
-    `__bbf(){ [[ -z $__bbW$__bbK ]]||__bbv "$2";builtin printf -v __bbq %s "$1"||builtin exit 113;[[ /proc/$$/fd/1 -ef /proc/$$/fd/${SENTINEL_OUT_FD} || ! -p /proc/$$/fd/1 ]]&&__bbR=||__bbR=r;builtin printf '%s\\036%d%s %s\\0' "$3" "$1" "\${-//[^ex]/}$__bbR" "$PWD" >&${SENTINEL_OUT_FD}${
-      errFrame("$3")
-    }||builtin exit 113; }`;
-  const frameMode =
-    '__bbv(){ [[ -z $__bbW ]]||__bbw "$1";[[ -z $__bbK ]]||{ builtin set -e;__bbK=; }; }';
-  // Under \`set -e\` a prompt does not exit when the command line as a whole
-  // fails from a list or a \`!\` (bash's errexit rules), but the eval that
-  // runs it would: for that call an ERR trap of ours turns errexit off just
-  // when the eval itself fails (before bash looks at the flag), hands every
-  // other failure to the user's own ERR trap, and is replaced by it again
-  // afterwards. The normal path (no errexit) pays one [[ ]] for this.
-  // A function cannot remove the ERR trap (bash puts back, on return, the
-  // trap it had on entry unless the function set a new one), so where no
-  // user trap is to come back, the next call removes ours at the top level
-  // (__bbD). In posix mode \`trap -p ERR\` names an unset trap \`-\`.
-  const errexit = [
-    `__bbe(){ case $1 in "trap -- - ERR"|"trap -- '__bbT' ERR")__bbU=;;*)__bbU=$1;;esac;[[ -z $__bbU && $- != *e* ]]||{ builtin trap __bbT ERR;__bbW=1; }; }`,
-    `__bbT(){ if [[ $BASH_COMMAND == 'command eval "$__bbc"'* || -n $__bbS || -n $__bbI || $? == 130 ]];then [[ $- != *e* ]]||{ builtin set +e;__bbK=1; };elif [[ -n $__bbU ]];then builtin local __bbH;__bbH="\${__bbU#trap -- }";__bbH=\${__bbH% ERR};builtin eval "__bbH=$__bbH";builtin eval "$__bbH";fi; }`,
-    `__bbw(){ __bbW=;if [[ $1 == "trap -- '__bbT' ERR" ]];then if [[ -n $__bbU ]];then builtin eval "$__bbU";else __bbD=1;fi;fi; }`,
+    `__bbf(){ builtin read -r -N ${ID_LENGTH} -u ${SCRIPT_FD} __bbh||builtin exit 113;if [[ $- == *x* || -n $__bbK$__bbX ]];then builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi;fi;if [[ /proc/$$/fd/1 -ef /proc/$$/fd/${SENTINEL_OUT_FD} ]];then ${
+      print("", "")
+    };elif [[ -p /proc/$$/fd/1 ]];then ${
+      print("!", ` >&${SENTINEL_OUT_FD}`)
+    };else ${print("", ` >&${SENTINEL_OUT_FD}`)};fi${errFrame}; }`;
+  // Under \`set -x\` the framing's own commands must not be traced: xtrace
+  // is on only while the command runs. The frame (in a group whose stderr
+  // is closed, so that a trace line written there is lost) turns it off
+  // and says so; the next call's runner (${LINE.runTraced}, the host's
+  // pick) has it turned on again by the function that hands the command
+  // its \`$?\` (its own stderr closed), in an \`if\` whose branches are the
+  // command: neither is traced. An eval or a refusal runs in a group whose
+  // stderr is closed, the command getting its stderr back from fd
+  // ${TRACE_SAVE_FD} (see __bbU and __bbO).
+  // (Where aliases are off, the traced runner's function calls __bbC, a
+  // function: the call is made with stderr closed.)
+  const runners: [string, string][] = [
+    [LINE.run, `[[ $__bbq == 0 ]]||__bbs "$__bbq"&&:;__bbC${closed}`],
+    [
+      LINE.runTraced,
+      `if __bbS "$__bbq";then __bbC${closed};else __bbC${closed};fi`,
+    ],
   ];
-  // (Traps are read at the top level: a function does not see the ERR trap.)
-  // bash parses the alias anew on every call, so the common case gets a
-  // short one (__bbE); the host picks the careful one (__bbX) once errexit
-  // was on, or the session's commands mention traps or shell options.
-  // Under \`set -x\` the framing's own commands must not be traced: the
-  // host wraps the call in a group whose stderr is closed (a trace line
-  // written there is lost), and the eval gets the command's stderr back
-  // from fd ${TRACE_SAVE_FD} (closed again for the command itself). Without
-  // xtrace only the frame is wrapped, in case the command turns it on.
-  const evalQuiet = `__bbC 2>&${TRACE_SAVE_FD} ${TRACE_SAVE_FD}>&-${closed}`;
-  const evalPlain = `__bbC${closed}`;
-  const run = (evaluate: string) =>
-    `if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi`;
-  const runTraps = (evaluate: string) =>
-    `[[ -z $__bbD ]]||{ builtin trap - ERR;__bbD=; };__bbe "$(builtin trap -p ERR)";if __bbs "$__bbq";then ${evaluate};else ${evaluate};fi`;
-  // Each runner's body, computed once for its function and its alias.
-  const runners = FRAMING_ALIASES.map((name): [string, string] => {
-    const evaluate = name.endsWith("x") ? evalQuiet : evalPlain;
-    return [
-      name,
-      name.startsWith("__bbX") ? runTraps(evaluate) : run(evaluate),
-    ];
-  });
+  const hidden = ` 2>&${TRACE_SAVE_FD} ${TRACE_SAVE_FD}>&-${closed}`;
+  const runnerFunctions: [string, string][] = [
+    runners[0],
+    [
+      LINE.runTraced,
+      `{ if __bbS "$__bbq";then __bbC${hidden};else __bbC${hidden};fi;} ${TRACE_SAVE_FD}>&2 2>&-`,
+    ],
+  ];
+  // (The frame's group has its stderr closed, so xtrace never shows it.)
+  const takes: [string, string][] = [
+    [LINE.take, "__bbp"],
+    [LINE.takeWord, "__bbP"],
+    [LINE.takeOther, "__bbk"],
+    [LINE.takeOtherWord, "__bbK"],
+  ];
+  const frameAlias: [string, string] = [
+    LINE.frame,
+    '{ __bbf "${__bbe:-$?}";} 2>&-',
+  ];
   return [
     "exec 2>&3 3>&- 0</dev/null",
     'builtin cd -- "$BASHBOX_CWD"||builtin exit 97;builtin unset BASHBOX_CWD OLDPWD',
@@ -267,56 +371,61 @@ $__bbc
     }`,
     // An interrupt stops the rest of the command line, as Ctrl-C does at a
     // prompt: the INT handler makes a DEBUG trap (with extdebug) skip every
-    // command but bashbox's own, and swaps in framing functions that undo
-    // it first (and leave extdebug as the user had it). The normal path
-    // pays nothing for this.
+    // command but bashbox's own (a framing name other than the runner and
+    // the command's unit), and swaps in framing functions that undo it
+    // first (and leave extdebug as the user had it). A user's ERR trap is
+    // set aside until then (as at a prompt, where Ctrl-C fires none). The
+    // normal path pays nothing for this.
     // (Inverted twice, so that under errexit the skip is not a failure.)
-    "__bbd(){ ! [[ $BASH_COMMAND == __bb[pfsuigvTwzZnjgyNoh]* || ${FUNCNAME[1]} == __bb[pfsuigvTwzZnjgyNoh] ]]; }",
+    "__bbd(){ ! [[ $BASH_COMMAND == __bb[!CE]* || $BASH_COMMAND == _+[pPkKz]* || ${FUNCNAME[1]} == __bb[!CE] || ${FUNCNAME[1]} == _+[pPkKz] ]]; }",
     '__bbs(){ builtin return "$1"; }',
-    `__bbu(){ __bbI=;[[ -n $__bbG ]]||builtin shopt -u extdebug;${take};${frameEnd};if [[ -n $__bbM ]];then builtin trap __bbg DEBUG;else builtin trap - DEBUG;fi; }`,
-    '__bbi(){ __bbI=1;[[ -z $__bbJ ]]||__bbj;__bbG=;[[ $BASHOPTS != *extdebug* ]]||__bbG=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbp(){ __bbu;__bbp "$@"; };__bbf(){ __bbu;__bbf 130 "$2" "$3"; };builtin shopt -s extdebug;builtin trap "builtin break 1000 2>/dev/null;! __bbd" DEBUG; }',
+    '__bbS(){ builtin set -x;builtin return "$1"; } 2>&-',
+    `__bbu(){ __bbI=;[[ -n $__bbG ]]||builtin shopt -u extdebug;${take};${frameEnd};[[ -z $__bbV ]]||{ builtin eval "$__bbV";__bbV=; };if [[ -n $__bbM ]];then builtin trap __bbg DEBUG;else builtin trap - DEBUG;fi; }`,
+    `__bbi(){ __bbI=1;[[ -z $__bbJ ]]||__bbj;__bbG=;[[ $BASHOPTS != *extdebug* ]]||__bbG=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbV=$(builtin trap -p ERR);case $__bbV in ""|"trap -- - ERR")__bbV=;;*)builtin trap '' ERR;;esac;__bbp(){ __bbu;__bbp "$@"; };__bbP(){ __bbu;__bbP "$@"; };__bbk(){ __bbu;__bbk "$@"; };__bbK(){ __bbu;__bbK "$@"; };__bbf(){ __bbu;__bbf 130; };builtin shopt -s extdebug;builtin trap "builtin break 1000 2>/dev/null;! __bbd" DEBUG; }`,
     // A user's INT trap (kept by __bbn, below) runs first, as at a prompt;
     // the framing's handler stays, so a deadline still stops the command.
     // (Under \`set -T\` a user's DEBUG trap also fires in the command
     // substitutions that read the traps: what it printed before \`trap --\`
     // is not part of the trap.)
-    `__bbn(){ builtin local __bbt __bbA;__bbA=$1;__bbt=$(builtin trap -p INT);[[ $__bbt == "trap -- "* || $__bbt != *"trap -- "* ]]||__bbt="trap -- \${__bbt#*"trap -- "}";[[ $__bbA == "trap -- "* || $__bbA != *"trap -- "* ]]||__bbA="trap -- \${__bbA#*"trap -- "}";__bbt=\${__bbt% INT};__bbt=\${__bbt% SIGINT};case $__bbt in "trap -- '__bbi'");;""|"trap -- -")__bbJ=;builtin trap __bbi INT;;*)__bbJ=$__bbt;builtin trap __bbi INT;;esac;case $__bbA in "trap -- '__bbg' DEBUG");;""|"trap -- - DEBUG")__bbM=;;*)__bbM=$__bbA;builtin trap __bbg DEBUG;;esac; }`,
+    `__bbn(){ builtin local __bbt __bbL;__bbL=$1;__bbt=$(builtin trap -p INT);[[ $__bbt == "trap -- "* || $__bbt != *"trap -- "* ]]||__bbt="trap -- \${__bbt#*"trap -- "}";[[ $__bbL == "trap -- "* || $__bbL != *"trap -- "* ]]||__bbL="trap -- \${__bbL#*"trap -- "}";__bbt=\${__bbt% INT};__bbt=\${__bbt% SIGINT};case $__bbt in "trap -- '__bbi'");;""|"trap -- -")__bbJ=;builtin trap __bbi INT;;*)__bbJ=$__bbt;builtin trap __bbi INT;;esac;case $__bbL in "trap -- '__bbg' DEBUG");;""|"trap -- - DEBUG")__bbM=;;*)__bbM=$__bbL;builtin trap __bbg DEBUG;;esac; }`,
     // A user's DEBUG trap runs through a filter that skips the framing's own
     // commands, so it sees the user's commands only (also inside the
     // framing's functions and command substitutions, where \`set -T\` or
     // extdebug makes it fire).
-    `__bbg(){ [[ $BASH_COMMAND != *__bb* && $BASH_COMMAND != "builtin trap "* && \${FUNCNAME[1]-} != __bb* ]]||builtin return 0;builtin local __bbH;__bbH="\${__bbM#trap -- }";__bbH=\${__bbH% DEBUG};builtin eval "__bbH=$__bbH";builtin eval "$__bbH"; }`,
+    `__bbg(){ [[ $BASH_COMMAND != *__bb* && $BASH_COMMAND != _+* && $BASH_COMMAND != "builtin trap "* && \${FUNCNAME[1]-} != __bb* && \${FUNCNAME[1]-} != _+* ]]||builtin return 0;builtin local __bbH;__bbH="\${__bbM#trap -- }";__bbH=\${__bbH% DEBUG};builtin eval "__bbH=$__bbH";builtin eval "$__bbH"; }`,
     `__bbj(){ builtin local __bbH;__bbH="\${__bbJ#trap -- }";builtin eval "__bbH=$__bbH";builtin eval "$__bbH"; }`,
     "trap __bbi INT",
     "PS1= PS2= PS0= PROMPT_COMMAND= HISTFILE=",
     "history -c",
     "unset MAILCHECK",
     'export LANG="${LANG:-C.UTF-8}"',
-    "BASH_ARGV0=bash __bbB=$BASH __bbY= __bbR= __bbq=0 __bbW= __bbK= __bbU= __bbc= __bbI= __bbD= __bbG= __bbJ= __bbM=",
-    ...errexit,
+    `__bbT=${shellQuote(`true||${nest.open}\n`)} __bbZ=${
+      shellQuote(`\n${nest.close}`)
+    } __bbS=$'\\n{ __bbe=$?;} 2>&-'`,
+    "BASH_ARGV0=bash __bbB=$BASH __bbY= __bbh= __bbq=0 __bbK= __bbc= __bbI= __bbG= __bbJ= __bbM= __bbe= __bbA= __bbV= __bbW= __bbX= __bbO=__bbN",
+    `__bbU=${shellQuote(evalPlain)} __bbv=${shellQuote(evalPlain)} __bbu=${
+      shellQuote(evalTraced)
+    } __bbo=${shellQuote(refuseTraced)}`,
     take,
     userAliases,
-    hereDocument,
     fallback,
     syntaxError,
-    frameMode,
     frameEnd,
     // The per-call line stays short (bash reads it one byte at a time): the
     // alias expands in memory. Should a command turn aliases off, the
     // function of the same name still ends the command.
     // (The function first: once the alias exists, the name would expand.)
-    ...runners.map(([name, body]) => `${name}(){ ${body}; }`),
+    ...runnerFunctions.map(([name, body]) => `${name}(){ ${body}; }`),
     // (Where aliases are off, the runners' functions call this one.)
     // (Its own stderr is closed, so that xtrace does not show the eval.)
     `__bbC(){ command eval "$__bbc" 2>&17 17>&-; } 17>&2 2>&-`,
-    ...Object.entries(FRAME_ALIASES).map(([name, body]) =>
-      `${name}(){ ${body} "$1"; }`
-    ),
+    `${frameAlias[0]}(){ ${frameAlias[1]}; }`,
+    ...takes.map(([name, body]) => `${name}(){ ${body} "$@"; }`),
     "shopt -s expand_aliases",
     `alias ${
-      [...runners, ...Object.entries(FRAME_ALIASES)].map(([name, body]) =>
-        `${name}=${shellQuote(body)}`
-      ).join(" ")
+      [...takes, ...runners, ["__bbC", "__bbN"], frameAlias].map((
+        [name, body],
+      ) => `${name}=${shellQuote(body)}`).join(" ")
     }`,
     "",
   ].join("\n");
@@ -331,29 +440,38 @@ export function bootstrapLine(login: boolean): string {
 
 /** The line that ends the init script: the start-up frame. */
 export function initFrame(id: string): string {
-  return `__bbf 0 '' ${id}\n`;
+  return `__bbf 0\n${id}`;
 }
 
 /** How a call is framed. */
 export interface CallMode {
-  /** errexit was on or the session touched traps or options: the careful path. */
-  careful: boolean;
-  /** xtrace was on after the last call: the framing runs with stderr closed. */
+  /** xtrace was on after the last call: the runner turns it on again for the command. */
   xtrace: boolean;
+  /** `$?` after the last call (its frame's status), handed to the command. */
+  status: number;
 }
 
 /**
- * The two lines of one call: the command as an ANSI-C quoted word and the
- * alias that runs it, then the frame on a line of its own. Should bash drop
- * the rest of the command's line (an error that abandons the command line),
- * the frame still comes, once, with bash's status. The frame's group has its
- * stderr closed, so xtrace never shows it; under xtrace so has the first
- * line's (the command gets its stderr back from {@linkcode TRACE_SAVE_FD}).
+ * The lines of one call: the command as an ANSI-C quoted word (with the
+ * host's word on its route, see {@linkcode route}), the alias that runs it,
+ * then the frame on a line of its own. Should bash drop the rest of the
+ * command's line (an error that abandons the command line), the frame still
+ * comes, once, with bash's status. The frame's group has its stderr closed,
+ * so xtrace never shows it; xtrace is on only while the command runs. The
+ * lines are the same whatever the session holds (but the runner's name
+ * under xtrace): what a call costs depends on the command alone.
  */
 export function callLines(command: string, id: string, mode: CallMode): string {
-  // (A second word tells bash the host's parser refused the command.)
-  const take = `__bbp ${ansiC(command)}${parses(command) ? "" : " 1"}`;
-  const alias = `__bb${mode.careful ? "X" : "E"}${mode.xtrace ? "x" : ""}`;
+  const { word, text } = route(command);
+  // (ASCII as data after the line, read in one go; anything else as one
+  // ANSI-C quoted word, since read counts characters of the locale.)
+  // deno-lint-ignore no-control-regex
+  const ascii = /^[\x00-\x7f]*$/.test(text);
+  const args = `${mode.status}${word ? ` ${word}` : ""}`;
+  const take = ascii
+    ? `${word ? LINE.takeOther : LINE.take} ${text.length} ${args}`
+    : `${word ? LINE.takeOtherWord : LINE.takeWord} ${ansiC(text)} ${args}`;
+  const data = ascii ? text : "";
   // A command that may change the INT trap is followed by __bbn, which
   // puts the framing's handler back (keeping the user's to run first).
   // (The DEBUG trap is read here, at the top level: a function sees none.)
@@ -368,17 +486,54 @@ export function callLines(command: string, id: string, mode: CallMode): string {
     ? ';{ __bbr=$?;builtin unset -f builtin command;command unset -f builtin command;unset -f builtin command;__bbs "$__bbr"&&:;} >/dev/null 2>&1'
     : "";
   // (Both steps hand the command's status on to the frame: \`&&:\` keeps
-  // a failure from firing an ERR trap or errexit. The command is taken on a
-  // line of its own: the alias it sets applies from the next line bash
-  // reads.)
-  const line = mode.xtrace
-    ? `{ ${take};} 2>&-\n{ ${alias}${unshadow}${rearm};} ${TRACE_SAVE_FD}>&2 2>&-\n`
-    : `${take}\n${alias}${unshadow}${rearm}\n`;
-  const frame = `{ __bb${mode.careful ? "Z" : "z"} ${id};} 2>&-\n`;
-  // (The empty line puts bash's parser back in command position: after a
-  // command line that ended inside an open quote, \`{\` would read as a word.)
-  return `${line}\n${frame}`;
+  // a failure from firing an ERR trap or errexit; after an eval, the frame
+  // takes the status from __bbe. The command is taken on a line of its
+  // own: the alias it sets applies from the next line bash reads.)
+  // The frame's line names an alias that runs it in a group with stderr
+  // closed; the call's id follows as data (read after the command, so it
+  // is in no variable while the command runs). Under xtrace the line is
+  // such a group itself, in case the command turned aliases off.
+  // (Its empty line before puts bash's parser back in command position:
+  // after a command line that ended inside an open quote, `{` would read as
+  // a word. A name is not a reserved word: the frame's alias, or its
+  // function, is found after such a line too.)
+  const [runner, frame] = mode.xtrace
+    ? [LINE.runTraced, `\n{ ${LINE.frame};} 2>&-`]
+    : [LINE.run, LINE.frame];
+  return `${take}\n${data}${runner}${unshadow}${rearm}\n${frame}\n${id}`;
 }
+
+/**
+ * Which way the take step runs a command, as the word after it, and the
+ * text it is handed:
+ * - none: at the top level, once bash's check in the nest takes it (with
+ *   aliases of the user's, through eval after the same check);
+ * - `c`, a here-document: through eval after a quiet check (bash -n, should
+ *   the check fail: a here-document left open, or a syntax error);
+ * - `e`, a command that defines aliases or turns on extglob (whether or not
+ *   the host's parser reads it): through eval, line by line, checked
+ *   quietly only to know how it ends;
+ * - `n`, a command the host's parser refuses (or of comments only): bash -n
+ *   in a child first (with aliases of the user's, after the quiet check).
+ *
+ * The routes with a word go through the other take step (see {@linkcode
+ * LINE}). On the top level a trailing backslash (literal at the end of an
+ * eval, as of `bash -c`) is doubled, so that the group's closing line still
+ * closes it and the command means the same; elsewhere such a command fails
+ * the check (or is seen by bash -n) and its eval runs bare.
+ */
+export function route(command: string): { word: string; text: string } {
+  if (DEFINES_READING.test(command)) return { word: "e", text: command };
+  if (!parses(command)) return { word: "n", text: command };
+  if (command.replaceAll("<<<", "").includes("<<")) {
+    return { word: "c", text: command };
+  }
+  const backslash = /(?:^|[^\\])(?:\\\\)*\\$/.test(command);
+  return { word: "", text: backslash ? `${command}\\` : command };
+}
+
+/** Changes how bash reads the lines after it: aliases, extglob. */
+const DEFINES_READING = /alias|BASH_ALIASES|extglob/;
 
 /**
  * The host's parser reads the command as a complete script of at least one
@@ -391,20 +546,6 @@ function parses(command: string): boolean {
     return false;
   }
 }
-
-/**
- * A command that may touch traps or shell options (and so should take the
- * careful path from now on): one that names \`trap\`, \`set\`, \`shopt\`,
- * \`eval\` or \`source\` as a word of its own, runs \`.\`, or names errexit or
- * the option variables. (A dot in a file name, "set" inside a word such as
- * \`set-url\` or \`reset\`, is not one: the careful path costs a fork a call.)
- */
-export function mayTouchTraps(command: string): boolean {
-  return TOUCHES_TRAPS.test(command);
-}
-
-const TOUCHES_TRAPS =
-  /(?:^|[^\w.\-/])(?:trap|set|shopt|eval|source)(?=[\s;&|)}`"']|$)|errexit|BASHOPTS|SHELLOPTS|(?:^|[\s;&|(){}`])\.(?:\s|$)/;
 
 /** A definition of a function named `builtin` or `command`. */
 const DEFINES_BUILTIN_OR_COMMAND =
@@ -435,17 +576,18 @@ export interface Trailer {
 }
 
 /**
- * Reads a trailer (`<status><flags> <cwd>`, as `__bbf` prints it after the
- * needle); null when it does not read right, which never passes for success.
+ * Reads a trailer (`<status> <$-><!> <cwd>`, as `__bbf` prints it after the
+ * needle: `!` when stdout led into another pipe); null when it does not
+ * read right, which never passes for success.
  */
 export function parseTrailer(text: string): Trailer | null {
-  const m = /^(\d{1,3})([exr]*) /.exec(text);
+  const m = /^(\d{1,3}) ([A-Za-z]*)(!?) /.exec(text);
   if (!m) return null;
   return {
     status: Number(m[1]),
     errexit: m[2].includes("e"),
     xtrace: m[2].includes("x"),
-    relayed: m[2].includes("r"),
+    relayed: m[3] === "!",
     cwd: text.slice(m[0].length),
   };
 }

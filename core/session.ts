@@ -2,14 +2,17 @@
  * `BashSession`: one persistent bash whose state (cwd, environment, functions,
  * files) carries across calls, as Anthropic's `bash_20250124` tool expects.
  *
- * How a command runs: the host writes one short framing line and then the
- * command text as data. bash reads the text into a variable with
- * `read -r -N <bytes>` and runs it with `eval`, so an open quote, an
- * unterminated heredoc or a trailing backslash can never swallow the framing.
- * After the command a function prints a sentinel (a per-call random id of 64
- * bits, kept in no variable) followed by `$?` and `$PWD`, through a file descriptor saved
- * at start, so `exec >file` inside a command cannot hide it. Commands read EOF
- * on stdin.
+ * How a command runs (see `_protocol.ts`): the host writes a short line
+ * and then the command text as data, which bash reads with one
+ * `read -r -N <bytes>`; once bash's own parser has checked it, the command
+ * runs at the top level (through an alias, or an eval where it must be read
+ * line by line), so an open quote, an unterminated heredoc or a trailing
+ * backslash can never swallow the framing. After the command a function
+ * reads the call's id (66 random bits, kept in no variable while the command
+ * runs) and prints it followed by `$?`, `$-` and `$PWD`, through a file
+ * descriptor saved at start, so `exec >file` inside a command cannot hide
+ * it. Commands read EOF on stdin. A call costs the same whatever the
+ * session holds: no fork, a fixed number of builtins.
  *
  * @module
  */
@@ -42,7 +45,6 @@ import {
   callLines,
   initFrame,
   initScript,
-  mayTouchTraps,
   needle as sentinelNeedle,
   parseTrailer,
   randomId,
@@ -205,13 +207,10 @@ class Shell {
   exitStatus: ExitStatus | null = null;
   /** Set when the library itself killed the shell. */
   killed = false;
-  /**
-   * errexit was on, or a command mentioned traps, options or sourcing: calls
-   * take the careful path (__bbX) that handles ERR traps and errexit.
-   */
-  trapsSeen = false;
-  /** xtrace was on after the last command: calls take the quiet paths. */
+  /** xtrace was on after the last command: the runner turns it on again. */
   xtrace = false;
+  /** `$?` after the last command, handed to the next one. */
+  lastStatus = 0;
   /** The ulimit lines run first. */
   readonly limits: string;
   readonly killer: string;
@@ -364,9 +363,6 @@ class Shell {
     command: string | null,
     sinks: { out: (b: Uint8Array) => void; err: (b: Uint8Array) => void },
   ): Promise<Frame> {
-    if (command !== null && !this.trapsSeen) {
-      this.trapsSeen = mayTouchTraps(command);
-    }
     const id = randomId();
     const needle = sentinelNeedle(id);
     return new Promise<Frame>((resolve) => {
@@ -390,8 +386,7 @@ class Shell {
         const read = parseTrailer(decoder.decode(trailer));
         // A trailer that does not read right never passes for success.
         status = read?.status ?? null;
-        // errexit is on: from now on every call takes the careful path.
-        if (read?.errexit) this.trapsSeen = true;
+        this.lastStatus = read?.status ?? 0;
         this.xtrace = read?.xtrace ?? false;
         relayed = read?.relayed ?? false;
         cwd = read?.cwd ?? "";
@@ -402,8 +397,8 @@ class Shell {
         command === null
           ? `${this.bootstrap}${script}${initFrame(id)}`
           : callLines(command, id, {
-            careful: this.trapsSeen,
             xtrace: this.xtrace,
+            status: this.lastStatus,
           }),
       ));
     });

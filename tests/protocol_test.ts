@@ -5,10 +5,10 @@ import {
   ansiC,
   callLines,
   initScript,
-  mayTouchTraps,
   needle,
   parseTrailer,
   randomId,
+  route,
 } from "../core/_protocol.ts";
 import { exec } from "../mod.ts";
 import { test } from "./_harness.ts";
@@ -68,24 +68,63 @@ test("ansiC() gives bash back every string as it was", async () => {
   }
 });
 
-test("callLines() keeps the command in one quoted word on the first line and the id on the last", () => {
+test("callLines() hands the command over once, before the runner, and the id after the frame's line", () => {
   const id = randomId();
   for (const command of variants(200, 11)) {
-    for (const careful of [false, true]) {
-      for (const xtrace of [false, true]) {
-        const text = callLines(command, id, { careful, xtrace });
-        const lines = text.split("\n");
-        equal(lines.length, 5, JSON.stringify(command));
-        equal(lines[2], "");
-        equal(lines[4], "");
-        ok(!lines[0].includes(id), "the id is not in the command's line");
-        ok(!lines[1].includes(id), "the id is not in the runner's line");
-        ok(lines[3].includes(id));
-        ok(lines[0].includes(ansiC(command)));
-        ok(!lines[1].includes(ansiC(command)), "the command is taken once");
+    for (const xtrace of [false, true]) {
+      const text = callLines(command, id, { xtrace, status: 0 });
+      const { text: taken } = route(command);
+      // The id comes last, after the frame's line, and nowhere before it.
+      ok(text.endsWith(`\n${id}`), JSON.stringify(text));
+      equal(text.indexOf(id), text.length - id.length, "the id comes once");
+      const head = text.slice(0, -id.length);
+      ok(/(?:_\+z|\{ _\+z;\} 2>&-)\n$/.test(head), JSON.stringify(head));
+      // The command once: as data after a line that gives its length, or
+      // (not ASCII) as one ANSI-C quoted word on the take's line.
+      const first = head.slice(0, head.indexOf("\n") + 1);
+      // deno-lint-ignore no-control-regex
+      if (/^[\x00-\x7f]*$/.test(taken)) {
+        const m = /^_\+([pk]) (\d+) 0( [a-z])?\n$/.exec(first);
+        ok(m, first);
+        equal(Number(m![2]), taken.length);
+        // The common take step for the top level, the other for the rest.
+        equal(m![1] === "k", m![3] !== undefined, first);
+        ok(head.slice(first.length).startsWith(taken), JSON.stringify(head));
+        ok(!head.slice(first.length + taken.length).includes(taken) || !taken);
+      } else {
+        ok(
+          first.startsWith(`_+P ${ansiC(taken)} 0\n`) ||
+            first.startsWith(`_+K ${ansiC(taken)} 0 `),
+          first,
+        );
+        equal(head.split(ansiC(taken)).length, 2, "the command is taken once");
       }
     }
   }
+});
+
+test("route() sends each command the way bash reads it", () => {
+  const cases: [string, string][] = [
+    ["echo hi", ""],
+    ["for i in 1 2; do echo $i; done", ""],
+    ["cat <<<'here string'", ""],
+    ["cat <<EOF\nx\nEOF", "c"],
+    ["cat <<-'EOF'\n\tx\n\tEOF", "c"],
+    ["alias ll='ls -l'\nll", "e"],
+    ["shopt -s extglob\nls !(x)", "e"],
+    ["BASH_ALIASES[x]=y", "e"],
+    ["echo 'open", "n"],
+    ["fi", "n"],
+    ["# a comment only", "n"],
+  ];
+  for (const [command, word] of cases) {
+    equal(route(command).word, word, JSON.stringify(command));
+    equal(route(command).text, command, JSON.stringify(command));
+  }
+  // A trailing backslash is doubled on the top level (an even run is not
+  // a trailing backslash).
+  equal(route("echo a\\").text, "echo a\\\\");
+  equal(route("echo a\\\\").text, "echo a\\\\");
 });
 
 test("parseTrailer() reads what the init script's frame prints, and nothing else", async () => {
@@ -114,7 +153,7 @@ test("parseTrailer() reads what the init script's frame prints, and nothing else
       "--noprofile",
       "--norc",
       "-c",
-      `exec 3>&2; BASHBOX_CWD=/tmp; export BASHBOX_CWD; eval "$1"; cd /usr; ${setup}; __bbf "$?" "" ${id}`,
+      `exec 3>&2; BASHBOX_CWD=/tmp; export BASHBOX_CWD; eval "$1"; cd /usr; ${setup}; __bbf "$?" 254<<<${id}`,
       "bash",
       init,
     ]);
@@ -138,7 +177,18 @@ test("parseTrailer() reads what the init script's frame prints, and nothing else
   for (const bad of ["", "x /", "1234 /", "7q /", "7", " 7 /", "-1 /"]) {
     equal(parseTrailer(bad), null, bad);
   }
-  equal(parseTrailer("0 /a b\nc")?.cwd, "/a b\nc");
+  for (const bad of ["0 /a", "0 hB!! /", "0 h-B /", "07x hB /"]) {
+    equal(parseTrailer(bad), null, bad);
+  }
+  equal(parseTrailer("0 hB /a b\nc")?.cwd, "/a b\nc");
+  equal(parseTrailer("0  /a")?.cwd, "/a");
+  deepEqual(parseTrailer("3 hBex! /x y"), {
+    status: 3,
+    errexit: true,
+    xtrace: true,
+    relayed: true,
+    cwd: "/x y",
+  });
 });
 
 test("randomId() gives distinct ids of the needle's alphabet", () => {
@@ -146,48 +196,4 @@ test("randomId() gives distinct ids of the needle's alphabet", () => {
   equal(ids.size, 5000);
   for (const id of ids) ok(/^[A-Za-z0-9_@]{11}$/.test(id), id);
   deepEqual([...needle("ab")], [97, 98, 0x1e]);
-});
-
-test("mayTouchTraps() sees the commands that may set traps or options, not dots or words that contain them", () => {
-  const touching = [
-    "trap 'echo x' ERR",
-    "set -e",
-    "set -o errexit",
-    "shopt -s extdebug",
-    "source ./env.sh",
-    ". ./env.sh",
-    ". venv/bin/activate",
-    'eval "$(direnv hook bash)"',
-    "echo $SHELLOPTS",
-    "echo $BASHOPTS",
-    "set -euo pipefail",
-    "f(){ trap 'rm -f x' EXIT; }",
-    "(set +e)",
-    "x=1;set -x",
-    "`eval echo`",
-    "\"trap\" 'x' ERR",
-    "t=trap; $t 'x' ERR",
-  ];
-  const plain = [
-    "cat /etc/os-release",
-    "python3 setup.py install",
-    "./configure && make",
-    "echo reset offset dataset settings",
-    "ls ../a.b.c",
-    "git commit -m 'v1.2.3'",
-    "node ./dist/index.js",
-    "evaluate --strap",
-    "git remote set-url origin x",
-    "kubectl config set-context dev",
-    "ls ./set/trap.d/source.txt",
-    "npm i settings-store",
-  ];
-  for (const lead of ["", "cd /tmp && ", "x=1; ", "(", "{ "]) {
-    for (const command of touching) {
-      equal(mayTouchTraps(`${lead}${command}`), true, `${lead}${command}`);
-    }
-    for (const command of plain) {
-      equal(mayTouchTraps(`${lead}${command}`), false, `${lead}${command}`);
-    }
-  }
 });
