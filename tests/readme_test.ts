@@ -1,39 +1,57 @@
 /**
- * Every TypeScript block of README.md, as written: type-checked (with
+ * Every TypeScript block of README.md and of docs/*.md, as written: type-checked (with
  * `deno check`), then run (imported in this process) unless its info string
  * says `check-only` (blocks that need an API key, the network, bubblewrap or
  * an SSH host; they say so in their first line). Blocks carry `ignore` so
  * that `deno test --doc` leaves them to this file, the one runner for both
- * runtimes. `@bashbox/core` imports are pointed at this checkout.
+ * runtimes. `@bashbox/core` imports are pointed at this checkout. Blocks
+ * assert with `node:assert` (it throws, so a wrong example fails the suite),
+ * never `console.assert` (it prints "Assertion failed" and goes on).
  *
  * @module
  */
 
 import { equal, ok } from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { exec } from "../mod.ts";
 import { runtime, test } from "./_harness.ts";
 
 const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const readme = readFileSync(join(root, "README.md"), "utf8");
+/** The Markdown files whose examples are checked: README.md and docs/*.md. */
+const documents = [
+  "README.md",
+  ...readdirSync(join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 const config = JSON.parse(readFileSync(join(root, "deno.json"), "utf8"));
 const exportsMap: Record<string, string> = config.exports;
 
 interface Block {
+  file: string;
   line: number;
   info: string[];
   code: string;
   heading: string;
 }
 
-function blocks(markdown: string): Block[] {
+function blocks(file: string, markdown: string): Block[] {
   const found: Block[] = [];
   const fence = /^```(ts|typescript)\b([^\n]*)\n([\s\S]*?)^```$/gm;
   for (const m of markdown.matchAll(fence)) {
     const before = markdown.slice(0, m.index);
     const heading = [...before.matchAll(/^#+ (.*)$/gm)].at(-1)?.[1] ?? "";
     found.push({
+      file,
       line: before.split("\n").length,
       info: m[2].trim().split(/\s+/).filter(Boolean),
       code: m[3],
@@ -50,14 +68,18 @@ function localise(code: string): string {
     (whole, _q, sub: string | undefined) => {
       const target = exportsMap[sub ? `.${sub}` : "."];
       if (!target) {
-        throw new Error(`README imports an unknown entry point: ${whole}`);
+        throw new Error(`An example imports an unknown entry point: ${whole}`);
       }
       return JSON.stringify(join(root, target));
     },
   );
 }
 
-const all = blocks(readme);
+const all = documents.flatMap((file) =>
+  blocks(file, readFileSync(join(root, file), "utf8"))
+);
+/** Where a block is, for messages and file names: `docs/mcp.md:120`. */
+const where = (b: Block) => `${b.file}:${b.line}`;
 
 /** Writes the blocks inside the checkout (so deno.json's import map applies), runs `fn`, removes them. */
 async function withFiles<T>(
@@ -67,7 +89,10 @@ async function withFiles<T>(
   const dir = mkdtempSync(join(root, "tests", ".readme-"));
   try {
     const files = chosen.map((b) => {
-      const path = join(dir, `line-${b.line}.ts`);
+      const path = join(
+        dir,
+        `${b.file.replace(/[^a-z0-9]+/gi, "-")}-line-${b.line}.ts`,
+      );
       writeFileSync(path, localise(b.code));
       return path;
     });
@@ -77,18 +102,32 @@ async function withFiles<T>(
   }
 }
 
-test("README.md has TypeScript blocks, each marked for deno test --doc", () => {
-  ok(all.length >= 6, `found ${all.length} blocks`);
+test("README.md and docs/*.md have TypeScript blocks, each marked for deno test --doc", () => {
+  ok(documents.length >= 2, `found ${documents.join(", ")}`);
+  ok(
+    all.filter((b) => b.file === "README.md").length >= 2,
+    "README.md has examples",
+  );
+  ok(all.length >= 15, `found ${all.length} blocks`);
   for (const b of all) {
     ok(
       b.info.includes("ignore"),
-      `line ${b.line}: add "ignore" to the info string`,
+      `${where(b)}: add "ignore" to the info string`,
+    );
+    ok(
+      !/\bconsole\.assert\(/.test(b.code),
+      `${where(b)}: console.assert does not throw; use node:assert`,
     );
     if (b.info.includes("check-only")) {
       ok(
         /^\/\/ Needs .*: the tests type-check this block but do not run it\./
           .test(b.code),
-        `line ${b.line}: a check-only block says why in its first line`,
+        `${where(b)}: a check-only block says why in its first line`,
+      );
+    } else {
+      ok(
+        /from "node:assert(\/strict)?"/.test(b.code),
+        `${where(b)}: a block that runs asserts what it shows (node:assert)`,
       );
     }
   }
@@ -100,7 +139,7 @@ test("README.md has TypeScript blocks, each marked for deno test --doc", () => {
 });
 
 test(
-  "README.md TypeScript blocks type-check",
+  "README.md and docs/*.md TypeScript blocks type-check",
   async () => {
     const r = await withFiles(all, (files) =>
       exec(
@@ -126,7 +165,7 @@ test(
 for (const b of all) {
   const checkOnly = b.info.includes("check-only");
   test(
-    `README.md line ${b.line} (${b.heading}) runs as written`,
+    `${where(b)} (${b.heading}) runs as written`,
     async () => {
       await withFiles([b], async ([file]) => {
         await import(new URL(`file://${file}`).href);
