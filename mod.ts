@@ -91,7 +91,6 @@ export {
   memoryAudit,
 } from "./egress/audit.ts";
 export {
-  BENIGN_EXIT_CODES,
   type CaptureLike,
   DEFAULT_MAX_CHARS,
   describeStatus,
@@ -99,15 +98,18 @@ export {
   type FormatOptions,
   formatResult,
   type FormattableResult,
-  isErrorResult,
-  lastProgram,
   looksBinary,
   needsSpill,
   sanitize,
   type ToolResultBlock,
+} from "./egress/format.ts";
+export {
+  BENIGN_EXIT_CODES,
+  isErrorResult,
+  lastProgram,
   type ToolResultOptions,
   toToolResult,
-} from "./egress/format.ts";
+} from "./tools/result.ts";
 export {
   type Assignment,
   type Command,

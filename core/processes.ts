@@ -50,6 +50,7 @@ import { closeSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Launch, transportLauncher } from "./_launch.ts";
+import { messageOf } from "../egress/egress.ts";
 import { type Capture, CaptureBuffer } from "./_capture.ts";
 import { checkDuration, escalation } from "./_deadline.ts";
 import {
@@ -1245,8 +1246,4 @@ export class BackgroundProcess {
       // already removed
     }
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

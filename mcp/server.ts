@@ -43,7 +43,8 @@ import { EditorTool, TEXT_EDITOR_TOOL } from "../tools/editor.ts";
 import type { CommandPolicy } from "../tools/types.ts";
 import type { AuditSink } from "../egress/audit.ts";
 import { sanitize } from "../egress/format.ts";
-import { Egress } from "../egress/egress.ts";
+import { Egress, messageOf } from "../egress/egress.ts";
+import { delay } from "../runtime/_runtime.ts";
 import { SessionPool } from "../core/pool.ts";
 import { BashSession, type BashSessionOptions } from "../core/session.ts";
 
@@ -221,10 +222,6 @@ function loadSdk(): Promise<Sdk> {
     }),
   }))();
   return sdkPromise;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 // ---------------------------------------------------------------------------
@@ -558,7 +555,7 @@ export class BashMcp {
       // The command in flight is stopped first, so its caller gets an answer
       // (ABORTED) before the streams close.
       await this.#endConversation(s.conversation);
-      await delay(10);
+      await delay(10).promise;
       await s.transport.close().catch(() => {});
     };
     const sweep = setInterval(() => {
@@ -1237,7 +1234,7 @@ export class BashMcp {
       if (running.attached && waited < this.#returnAfterMs) {
         // Another call of this session is waiting for its command (calls
         // sent together): run after it, as the model sent them.
-        await Promise.race([running.promise, delay(50)]);
+        await Promise.race([running.promise, delay(50).promise]);
         continue;
       }
       return text(
@@ -1573,8 +1570,4 @@ function askMessage(command: string, reason: string): string {
 /** Whether a request came on a 2026-07-28 connection (it carries the per-request envelope). */
 function isModern(ctx: ServerContext): boolean {
   return ctx.mcpReq.envelope !== undefined;
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

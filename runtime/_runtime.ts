@@ -12,89 +12,39 @@
 
 import { hostEnv } from "./host.ts";
 import { statSync } from "node:fs";
-import { GUARD_VARIABLE, Guardian, type GuardianPipe } from "./_guardian.ts";
-import { SIGNAL_NAMES } from "./signals.ts";
+import { GUARD_VARIABLE, Guardian } from "./_guardian.ts";
+import type {
+  GroupProcess,
+  GroupSignal,
+  HostSignal,
+  RuntimeAdapter,
+  SpawnOptions,
+  StdinFifo,
+} from "./_adapter.ts";
 
-/** Signals the library sends to a process group. */
-export type GroupSignal = "SIGINT" | "SIGTERM" | "SIGKILL";
-
-/** How a process ended. */
-export interface ExitStatus {
-  /** Exit code, or null when a signal ended the process. */
-  readonly code: number | null;
-  /** Name of the signal that ended the process, or null. */
-  readonly signal: string | null;
-}
-
-/** Options for {@linkcode spawnGroup}. */
-export interface SpawnOptions {
-  readonly cwd?: string;
-  /** Variables added to (or, with `clearEnv`, replacing) the inherited environment. */
-  readonly env?: Record<string, string>;
-  readonly clearEnv?: boolean;
-  /** Give the process a stdin pipe (otherwise stdin is /dev/null). */
-  readonly stdin?: boolean;
-  /** Program used to signal the group when the runtime may not (Deno with scoped --allow-run). */
-  readonly killer?: string;
-  /**
-   * With `stdin`, on Node: the FIFO (from {@linkcode openStdinFifo}) whose
-   * read end becomes stdin instead of a socket pair; the process owns both
-   * ends from here on, and closes them. Ignored elsewhere.
-   */
-  readonly fifo?: StdinFifo;
-}
-
-/** Both ends of a FIFO, as descriptors (Node), owned by one process at most. */
-export interface StdinFifo {
-  /**
-   * Hands both ends over (once): the read end (blocking) for the child's
-   * stdin, the write end for the host. Null when taken or released before.
-   */
-  take(): { readFd: number; writeFd: number } | null;
-  /** Closes both ends unless they were taken; idempotent. */
-  release(): void;
-}
-
-/** A running process that leads its own process group. */
-export interface GroupProcess {
-  readonly pid: number;
-  readonly stdout: ReadableStream<Uint8Array>;
-  readonly stderr: ReadableStream<Uint8Array>;
-  /** Resolves once when the leader exits. */
-  readonly status: Promise<ExitStatus>;
-  /** Writes to stdin; false when the pipe is closed. */
-  write(bytes: Uint8Array): Promise<boolean>;
-  /** Closes stdin; never throws. */
-  closeStdin(): Promise<void>;
-  /** Signals every process of the group; a group that is gone is not an error. */
-  killGroup(signal: GroupSignal): Promise<void>;
-  /**
-   * Signals the group and every other process of its session (those that
-   * moved to a group of their own); never throws.
-   */
-  killSession(signal: GroupSignal): Promise<void>;
-}
+export type {
+  ExitStatus,
+  GroupProcess,
+  GroupSignal,
+  SpawnOptions,
+  StdinFifo,
+} from "./_adapter.ts";
 
 // deno-lint-ignore no-explicit-any
 const g = globalThis as any;
-const DenoNs = typeof g.Deno?.Command === "function" ? g.Deno : undefined;
-const BunNs = DenoNs === undefined && typeof g.Bun?.spawn === "function"
-  ? g.Bun
-  : undefined;
-/** The Node adapter, loaded only under Node (no `node:child_process` elsewhere). */
-const NodeRt: typeof import("./node.ts") | undefined =
-  !DenoNs && !BunNs && typeof g.process?.versions?.node === "string"
-    ? await import("./node.ts")
+/** The runtime's adapter, loaded for the runtime found (and no other). */
+const adapter: RuntimeAdapter | undefined =
+  typeof g.Deno?.Command === "function"
+    ? (await import("./deno.ts")).adapter
+    : typeof g.Bun?.spawn === "function"
+    ? (await import("./bun.ts")).adapter
+    : typeof g.process?.versions?.node === "string"
+    ? (await import("./node.ts")).adapter
     : undefined;
 
 /** Name of the runtime the library runs on. */
-export const RUNTIME: "deno" | "bun" | "node" | "unsupported" = DenoNs
-  ? "deno"
-  : BunNs
-  ? "bun"
-  : NodeRt
-  ? "node"
-  : "unsupported";
+export const RUNTIME: "deno" | "bun" | "node" | "unsupported" = adapter?.name ??
+  "unsupported";
 
 /**
  * Error thrown when a program cannot be started: a missing program or cwd, or
@@ -132,9 +82,8 @@ function killAllSync(): void {
   live.clear();
   for (const [pgid, killer] of groups) {
     try {
-      if (directKill()) {
-        if (DenoNs) DenoNs.kill(-pgid, "SIGKILL");
-        else g.process.kill(-pgid, "SIGKILL");
+      if (adapter?.mayKill()) {
+        adapter.kill(-pgid, "SIGKILL");
         continue;
       }
     } catch {
@@ -146,37 +95,22 @@ function killAllSync(): void {
   for (const [sid, killer] of groups) signalSessionSync(sid, killer);
 }
 
-const HOST_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-const HOST_SIGNAL_CODES = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
-const signalHandlers = HOST_SIGNALS.map((sig) => () => {
-  killAllSync();
-  if (DenoNs) DenoNs.exit(HOST_SIGNAL_CODES[sig]);
-  else g.process.exit(HOST_SIGNAL_CODES[sig]);
-});
+const HOST_SIGNAL_CODES: Record<HostSignal, number> = {
+  SIGINT: 130,
+  SIGTERM: 143,
+  SIGHUP: 129,
+};
+const signalHandlers = Object.fromEntries(
+  Object.entries(HOST_SIGNAL_CODES).map(([sig, code]) => [sig, () => {
+    killAllSync();
+    adapter?.exit(code);
+  }]),
+) as Record<HostSignal, () => void>;
 
 function setHooks(on: boolean): void {
   if (on === hooksInstalled) return;
   hooksInstalled = on;
-  if (DenoNs) {
-    if (on) globalThis.addEventListener("unload", killAllSync);
-    else globalThis.removeEventListener("unload", killAllSync);
-    HOST_SIGNALS.forEach((sig, i) => {
-      try {
-        if (on) DenoNs.addSignalListener(sig, signalHandlers[i]);
-        else DenoNs.removeSignalListener(sig, signalHandlers[i]);
-      } catch {
-        // signal listeners are unavailable (e.g. in a restricted worker)
-      }
-    });
-  } else if (g.process?.on) {
-    const proc = g.process;
-    if (on) proc.on("exit", killAllSync);
-    else proc.off("exit", killAllSync);
-    HOST_SIGNALS.forEach((sig, i) => {
-      if (on) proc.on(sig, signalHandlers[i]);
-      else proc.off(sig, signalHandlers[i]);
-    });
-  }
+  adapter?.hook(on, killAllSync, signalHandlers);
 }
 
 /** The pending removal of the hooks (Node and Bun), or undefined. */
@@ -206,7 +140,11 @@ function guardian(): Guardian | null {
   theGuardian = RUNTIME === "unsupported" ||
       readHostEnv("BASHBOX_NO_GUARDIAN") === "1"
     ? null
-    : new Guardian(spawnGuardian, () => live.keys(), readHostEnv("PATH"));
+    : new Guardian(
+      (argv, env) => adapter?.spawnGuardian(argv, env) ?? null,
+      () => live.keys(),
+      readHostEnv("PATH"),
+    );
   return theGuardian;
 }
 
@@ -215,18 +153,7 @@ function guardian(): Guardian | null {
  * the permission is queried first, so no prompt appears).
  */
 function readHostEnv(name: string): string | undefined {
-  try {
-    if (DenoNs) {
-      const state = DenoNs.permissions.querySync({
-        name: "env",
-        variable: name,
-      }).state;
-      return state === "granted" ? DenoNs.env.get(name) : undefined;
-    }
-    return g.process?.env?.[name];
-  } catch {
-    return undefined;
-  }
+  return adapter?.env(name);
 }
 
 /**
@@ -254,63 +181,6 @@ function guardedEnv(
   return { ...env, ...shlvl, [GUARD_VARIABLE]: guard.token };
 }
 
-/**
- * Starts the guardian's bash in a session of its own with a stdin pipe, and
- * lets go of it: neither the process nor the pipe keeps the host alive.
- */
-function spawnGuardian(
-  argv: readonly string[],
-  env: Record<string, string>,
-): GuardianPipe | null {
-  try {
-    if (DenoNs) {
-      const child = new DenoNs.Command(argv[0], {
-        args: argv.slice(1),
-        env,
-        clearEnv: true,
-        stdin: "piped",
-        stdout: "null",
-        stderr: "null",
-        detached: true,
-      }).spawn();
-      child.unref();
-      const writer: WritableStreamDefaultWriter<Uint8Array> = child.stdin
-        .getWriter();
-      return {
-        write(bytes) {
-          writer.write(bytes).catch(() => {});
-        },
-        exited: child.status,
-      };
-    }
-    if (BunNs) {
-      const child = BunNs.spawn([...argv], {
-        env,
-        stdin: "pipe",
-        stdout: "ignore",
-        stderr: "ignore",
-        detached: true,
-      });
-      child.unref();
-      child.stdin.unref?.();
-      return {
-        write(bytes) {
-          try {
-            child.stdin.write(bytes);
-            Promise.resolve(child.stdin.flush()).catch(() => {});
-          } catch {
-            // the guardian is gone; the next group starts another
-          }
-        },
-        exited: child.exited,
-      };
-    }
-    return NodeRt?.spawnGuardian(argv, env) ?? null;
-  } catch {
-    return null; // no bash, or no permission to run it: no guardian
-  }
-}
-
 /** Installs the hooks, or keeps them: a removal that is pending is cancelled. */
 function keepHooks(): void {
   if (unhookTimer !== undefined) {
@@ -328,7 +198,7 @@ function keepHooks(): void {
  */
 function releaseHooks(): void {
   if (live.size > 0 || exitSweeps.size > 0 || !hooksInstalled) return;
-  if (DenoNs) {
+  if (adapter?.unhookAtOnce) {
     setHooks(false);
     return;
   }
@@ -351,11 +221,7 @@ function releaseHooks(): void {
  * removes it should the host exit before.
  */
 export async function openStdinFifo(): Promise<StdinFifo | undefined> {
-  if (!NodeRt) return undefined;
-  const fifo = await NodeRt.openFifo((dir) =>
-    addExitSweep(() => NodeRt.removeQuietly(dir))
-  );
-  return fifo ?? undefined;
+  return await adapter?.openStdinFifo?.(addExitSweep);
 }
 
 /** Number of process groups the library currently keeps alive (for tests). */
@@ -365,21 +231,6 @@ export function liveGroupCount(): number {
 
 // ---------------------------------------------------------------------------
 // Killing a group.
-
-let directKillAllowed: boolean | undefined;
-
-/** Whether the runtime may signal a group itself (Deno needs unscoped --allow-run). */
-function directKill(): boolean {
-  if (directKillAllowed !== undefined) return directKillAllowed;
-  if (!DenoNs) return directKillAllowed = true;
-  try {
-    directKillAllowed =
-      DenoNs.permissions.querySync({ name: "run" }).state === "granted";
-  } catch {
-    directKillAllowed = false;
-  }
-  return directKillAllowed;
-}
 
 function isGone(error: unknown): boolean {
   // deno-lint-ignore no-explicit-any
@@ -397,24 +248,23 @@ export async function signalGroup(
   signal: GroupSignal,
   killer: string,
 ): Promise<void> {
-  if (directKill()) {
+  if (adapter?.mayKill()) {
     try {
-      if (DenoNs) DenoNs.kill(-pgid, signal);
-      else g.process.kill(-pgid, signal);
+      adapter.kill(-pgid, signal);
       return;
     } catch (error) {
       if (isGone(error)) return;
-      if (!DenoNs) throw error;
-      directKillAllowed = false; // refused: use the shell builtin from now on
+      // Refused where the adapter may not signal every process (Deno with
+      // a scoped --allow-run): the shell builtin sends it from now on.
+      if (adapter.mayKill()) throw error;
     }
   }
-  const out = await new DenoNs.Command(killer, {
-    args: ["-c", `kill -s ${signal.slice(3)} -- -${pgid} 2>/dev/null; :`],
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).output();
-  if (!out.success) {
+  const sent = await adapter?.runOk([
+    killer,
+    "-c",
+    `kill -s ${signal.slice(3)} -- -${pgid} 2>/dev/null; :`,
+  ]);
+  if (!sent) {
     throw new Error(`Could not send ${signal} to process group ${pgid}`);
   }
 }
@@ -502,41 +352,7 @@ export async function runQuiet(
   argv: readonly string[],
   options: QuietOptions = {},
 ): Promise<void> {
-  const timeoutMs = options.timeoutMs;
-  try {
-    if (DenoNs) {
-      const child = new DenoNs.Command(argv[0], {
-        args: argv.slice(1),
-        stdin: "null",
-        stdout: "null",
-        stderr: "null",
-      }).spawn();
-      const timer = timeoutMs === undefined ? undefined : setTimeout(() => {
-        try {
-          child.kill("SIGKILL");
-        } catch {
-          // ended meanwhile
-        }
-      }, timeoutMs);
-      await child.status;
-      if (timer !== undefined) clearTimeout(timer);
-    } else if (BunNs) {
-      const child = BunNs.spawn([...argv], {
-        stdin: "ignore",
-        stdout: "ignore",
-        stderr: "ignore",
-      });
-      const timer = timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => child.kill(9), timeoutMs);
-      await child.exited;
-      if (timer !== undefined) clearTimeout(timer);
-    } else if (NodeRt) {
-      await NodeRt.runQuiet(argv, timeoutMs);
-    }
-  } catch {
-    // no program to run it with: nothing more can be done
-  }
+  await adapter?.runQuiet(argv, options.timeoutMs);
 }
 
 /**
@@ -547,29 +363,7 @@ export function runQuietSync(
   argv: readonly string[],
   options: QuietOptions = {},
 ): void {
-  try {
-    if (DenoNs) {
-      new DenoNs.Command(argv[0], {
-        args: argv.slice(1),
-        stdin: "null",
-        stdout: "null",
-        stderr: "null",
-      }).outputSync();
-    } else if (BunNs) {
-      BunNs.spawnSync([...argv], {
-        stdin: "ignore",
-        stdout: "ignore",
-        stderr: "ignore",
-        ...(options.timeoutMs === undefined
-          ? {}
-          : { timeout: options.timeoutMs }),
-      });
-    } else if (NodeRt) {
-      NodeRt.runQuietSync(argv, options.timeoutMs);
-    }
-  } catch {
-    // nothing more can be done while the host exits
-  }
+  adapter?.runQuietSync(argv, options.timeoutMs);
 }
 
 // ---------------------------------------------------------------------------
@@ -622,7 +416,7 @@ export function resolveProgram(
   if (!clearEnv && (env === undefined || !("PATH" in env))) return program;
   let hostPath: string | undefined;
   try {
-    hostPath = DenoNs ? DenoNs.env.get("PATH") : g.process?.env?.PATH;
+    hostPath = adapter?.env("PATH");
   } catch {
     return program; // no permission to read the environment
   }
@@ -672,163 +466,22 @@ export function spawnGroup(
   argv: readonly string[],
   options: SpawnOptions = {},
 ): GroupProcess {
-  if (RUNTIME === "unsupported") {
+  if (adapter === undefined) {
     throw new SpawnError(
       "Unsupported runtime: bashbox needs Deno (2.5 or later), Bun or Node (20 or later)",
     );
   }
   const killer = options.killer ?? "bash";
-  const guarded = {
+  const proc = adapter.spawn(argv, {
     ...options,
     env: guardedEnv(options.env, options.clearEnv),
-  };
-  const proc = DenoNs
-    ? spawnDeno(argv, guarded, killer)
-    : BunNs
-    ? spawnBun(argv, guarded, killer)
-    : spawnNode(argv, guarded, killer);
-  track(proc.pid, killer);
-  proc.status.then(() => untrack(proc.pid), () => untrack(proc.pid));
-  return proc;
-}
-
-function spawnDeno(
-  argv: readonly string[],
-  options: SpawnOptions,
-  killer: string,
-): GroupProcess {
-  // deno-lint-ignore no-explicit-any
-  let child: any;
-  try {
-    child = new DenoNs.Command(argv[0], {
-      args: argv.slice(1),
-      cwd: options.cwd,
-      env: options.env,
-      clearEnv: options.clearEnv ?? false,
-      stdin: options.stdin ? "piped" : "null",
-      stdout: "piped",
-      stderr: "piped",
-      detached: true,
-    }).spawn();
-  } catch (error) {
-    throw describeSpawnError(argv, options, error);
-  }
-  const pid: number = child.pid;
-  const writer: WritableStreamDefaultWriter<Uint8Array> | undefined = options
-      .stdin
-    ? child.stdin.getWriter()
-    : undefined;
-  let stdinOpen = writer !== undefined;
-  const status: Promise<ExitStatus> = child.status.then((
-    s: { code: number; signal: string | null },
-  ) => ({ code: s.signal ? null : s.code, signal: s.signal ?? null }));
-  return {
-    pid,
-    stdout: child.stdout,
-    stderr: child.stderr,
-    status,
-    async write(bytes) {
-      if (!stdinOpen || !writer) return false;
-      try {
-        await writer.write(bytes);
-        return true;
-      } catch {
-        stdinOpen = false;
-        return false;
-      }
-    },
-    async closeStdin() {
-      if (!stdinOpen || !writer) return;
-      stdinOpen = false;
-      try {
-        await writer.close();
-      } catch {
-        // already closed by the other side
-      }
-    },
-    killGroup: (signal) => signalGroup(pid, signal, killer),
-    killSession: (signal) => killSession(pid, signal, killer),
-  };
-}
-
-function spawnNode(
-  argv: readonly string[],
-  options: SpawnOptions,
-  killer: string,
-): GroupProcess {
-  return NodeRt!.spawnNode(argv, {
-    ...options,
     describe: (error) => describeSpawnError(argv, options, error),
     killGroup: (pid, signal) => signalGroup(pid, signal, killer),
     killSession: (pid, signal) => killSession(pid, signal, killer),
   });
-}
-
-function spawnBun(
-  argv: readonly string[],
-  options: SpawnOptions,
-  killer: string,
-): GroupProcess {
-  const env = options.clearEnv
-    ? { ...options.env }
-    : options.env
-    ? { ...g.process.env, ...options.env }
-    : undefined;
-  // deno-lint-ignore no-explicit-any
-  let child: any;
-  try {
-    child = BunNs.spawn([...argv], {
-      cwd: options.cwd,
-      env,
-      stdin: options.stdin ? "pipe" : "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-      detached: true,
-    });
-  } catch (error) {
-    throw describeSpawnError(argv, options, error);
-  }
-  const pid: number = child.pid;
-  let stdinOpen = options.stdin === true;
-  const status: Promise<ExitStatus> = child.exited.then(() => {
-    const signal: string | null = child.signalCode ?? null;
-    return {
-      code: signal ? null : child.exitCode,
-      signal: typeof signal === "number"
-        ? SIGNAL_NAMES[signal] ?? `SIG${signal}`
-        : signal,
-    };
-  });
-  return {
-    pid,
-    stdout: child.stdout,
-    stderr: child.stderr,
-    status,
-    async write(bytes) {
-      if (!stdinOpen) return false;
-      try {
-        // (Bun's sink may answer with a promise; one that rejects, say with
-        // EPIPE from a process that closed its input, is caught here.)
-        await child.stdin.write(bytes);
-        await child.stdin.flush();
-        return true;
-      } catch {
-        stdinOpen = false;
-        return false;
-      }
-    },
-    async closeStdin() {
-      if (!stdinOpen) return;
-      stdinOpen = false;
-      try {
-        await child.stdin.end();
-      } catch {
-        // already closed by the other side
-      }
-    },
-    killGroup: (signal) => signalGroup(pid, signal, killer),
-    killSession: (signal) => killSession(pid, signal, killer),
-  };
+  track(proc.pid, killer);
+  proc.status.then(() => untrack(proc.pid), () => untrack(proc.pid));
+  return proc;
 }
 
 // ---------------------------------------------------------------------------

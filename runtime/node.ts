@@ -5,7 +5,7 @@
  *
  * Internal module: `_runtime.ts` imports it lazily, only under Node, so no
  * `node:child_process` loads on Deno or Bun and nothing runs at import time.
- * It imports nothing from `_runtime.ts` but types.
+ * It imports nothing from `_runtime.ts`.
  *
  * @module
  */
@@ -25,23 +25,14 @@ import { join } from "node:path";
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
 import type {
+  AdapterSpawnOptions,
   ExitStatus,
   GroupProcess,
-  GroupSignal,
-  SpawnOptions,
+  RuntimeAdapter,
   StdinFifo,
-} from "./_runtime.ts";
+} from "./_adapter.ts";
 import type { GuardianPipe } from "./_guardian.ts";
-
-/** Spawn options plus what the adapter needs from `_runtime.ts`. */
-export interface NodeSpawnOptions extends SpawnOptions {
-  /** Turns the runtime's error into the library's own. */
-  describe(error: unknown): Error;
-  /** Signals group `pid`. */
-  killGroup(pid: number, signal: GroupSignal): Promise<void>;
-  /** Signals group `pid` and the rest of session `pid`. */
-  killSession(pid: number, signal: GroupSignal): Promise<void>;
-}
+import { processHooks } from "./_process_hooks.ts";
 
 /** Chunks the web stream queues before the Node stream is paused. */
 const QUEUED_CHUNKS = 16;
@@ -177,7 +168,7 @@ export function removeQuietly(path: string): void {
 /** Starts `argv` as the leader of a new session (setsid) with piped output. */
 export function spawnNode(
   argv: readonly string[],
-  options: NodeSpawnOptions,
+  options: AdapterSpawnOptions,
 ): GroupProcess {
   const env = options.clearEnv
     ? { ...options.env }
@@ -359,3 +350,22 @@ export function runQuietSync(
     // nothing more can be done
   }
 }
+
+/** The process layer on Node. */
+export const adapter: RuntimeAdapter = {
+  name: "node",
+  spawn: spawnNode,
+  spawnGuardian,
+  runQuiet,
+  runQuietSync,
+  runOk: (argv) => runOk(argv[0], argv.slice(1)),
+  env: (name) => process.env[name],
+  mayKill: () => true,
+  kill: (pid, signal) => process.kill(pid, signal),
+  exit: (code) => process.exit(code),
+  hook: processHooks,
+  unhookAtOnce: false,
+  openStdinFifo: async (addExitSweep) =>
+    await openFifo((dir) => addExitSweep(() => removeQuietly(dir))) ??
+      undefined,
+};

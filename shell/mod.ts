@@ -6,3 +6,4 @@
 
 export * from "./parse.ts";
 export * from "./limits.ts";
+export * from "./last_program.ts";

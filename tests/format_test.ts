@@ -9,7 +9,7 @@ import {
   looksBinary,
   sanitize,
   toToolResult,
-} from "../egress/format.ts";
+} from "../tools/result.ts";
 import { CaptureBuffer } from "../core/_capture.ts";
 import { test } from "./_harness.ts";
 import { rng } from "./_random.ts";

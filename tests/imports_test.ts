@@ -216,3 +216,30 @@ test("no module outside runtime/ touches Deno, Bun or process.versions", () => {
   }
   deepEqual(wrong, []);
 });
+
+test("the formatter loads without the shell parser, the session without the policy", () => {
+  const graph = valueGraph();
+  const reach = (file: string): Set<string> => {
+    const seen = new Set<string>();
+    const walk = (f: string) => {
+      if (seen.has(f)) return;
+      seen.add(f);
+      for (const d of graph.get(f) ?? []) walk(d);
+    };
+    walk(file);
+    return seen;
+  };
+  // (The session's framing checks each command with the parser.)
+  const rules: [string, (f: string) => boolean][] = [
+    [
+      "egress/format.ts",
+      (f) => f === "shell/parse.ts" || f.startsWith("policy/"),
+    ],
+    ["core/exec.ts", (f) => f.startsWith("policy/")],
+    ["core/session.ts", (f) => f.startsWith("policy/")],
+  ];
+  for (const [file, isHeavy] of rules) {
+    const heavy = [...reach(file)].filter(isHeavy);
+    deepEqual(heavy, [], `${file} loads ${heavy.join(", ")}`);
+  }
+});

@@ -28,8 +28,8 @@ import {
   errorToolResult,
   spillNeeds,
   type ToolResultBlock,
-  toToolResult,
 } from "../egress/format.ts";
+import { toToolResult } from "./result.ts";
 import type { StreamRedactor } from "../egress/redact.ts";
 import type { Sandbox } from "../core/sandbox.ts";
 import {
