@@ -8,6 +8,8 @@ import { test } from "./_harness.ts";
 const NOT_OPTIONS: Record<string, string[]> = {
   diff: ["--GTYPE-group-format", "--LTYPE-line-format"],
   cut: ["-M"],
+  // rg's help mentions find's --print0.
+  rg: ["--print0"],
 };
 
 /** Builtins and programs whose --help is not theirs (bash's `help`). */
