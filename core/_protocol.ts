@@ -246,8 +246,14 @@ export function initScript(options: InitOptions): string {
   // bash copies on every call stays small: the common one for the top
   // level (and, once the user has aliases, eval after the same check);
   // the other, which the host names, for the routes below.)
+  // A prompt drops finished jobs from the job table before it reads the
+  // next line; a shell that reads a script named on its command line (as
+  // this one does) keeps them, so that \`jobs\` would list a finished \`ls\`
+  // as job 1 and \`kill %1\` aim at it. \`jobs -n\` (its output closed:
+  // no notice is printed) marks them seen, and bash then removes them; the
+  // statuses stay with \`wait PID\`.
   const enter =
-    `builtin alias "__bbC=$__bbO";builtin declare -g "__bbq=$2" "__bbY=" "__bbe=" "__bbW=" "__bbA=$__bbA"||builtin exit 113;[[ -n $__bbA || \${#BASH_ALIASES[@]} == ${FRAMING_ALIASES.length} ]]||__bbo;[[ $- != *e* ]]||{ builtin set +e;__bbW=1; };`;
+    `builtin jobs -n >&- 2>&-;builtin alias "__bbC=$__bbO";builtin declare -g "__bbq=$2" "__bbY=" "__bbe=" "__bbW=" "__bbA=$__bbA"||builtin exit 113;[[ -n $__bbA || \${#BASH_ALIASES[@]} == ${FRAMING_ALIASES.length} ]]||__bbo;[[ $- != *e* ]]||{ builtin set +e;__bbW=1; };`;
   const leave = "[[ -z $__bbW ]]||{ builtin set -e;__bbW=; }; }";
   const common =
     `${enter}if [[ -n $__bbA ]];then if ${check};then ${status};${evaluate};else builtin eval '';fi;elif ${check};then builtin alias "__bbC={
@@ -303,12 +309,17 @@ $__bbc
     `{ command eval "$__bbc" 2>&${TRACE_SAVE_FD} ${TRACE_SAVE_FD}>&-;} ${TRACE_SAVE_FD}>&2 2>&-`;
   const refuseTraced =
     `{ __bbN 2>&${TRACE_SAVE_FD} ${TRACE_SAVE_FD}>&-;} ${TRACE_SAVE_FD}>&2 2>&-`;
+  // An error that abandons the command line (a call past FUNCNEST) skips
+  // the undoing of the runner's redirections: fd ${SENTINEL_OUT_FD} stays
+  // closed. Where stdout is still a pipe (the session's, unless the
+  // abandoned command redirected it), the frame takes it back from there;
+  // otherwise the shell exits and the result says restarted.
   // (Everything in one function: a call from it would fail past a user's
   // FUNCNEST, and the frame would not come. The common path runs five
   // builtins; what an interrupt (errexit turned off for the rest of the
   // command: __bbK) or xtrace needs is behind one test.)
   const frameEnd =
-    `__bbf(){ builtin read -r -N ${ID_LENGTH} -u ${SCRIPT_FD} __bbh||builtin exit 113;if [[ $- == *x* || -n $__bbK$__bbX ]];then builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi;fi;if [[ /proc/$$/fd/1 -ef /proc/$$/fd/${SENTINEL_OUT_FD} ]];then ${
+    `__bbf(){ builtin read -r -N ${ID_LENGTH} -u ${SCRIPT_FD} __bbh||builtin exit 113;if [[ $- == *x* || -n $__bbK$__bbX ]];then builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi;fi;if [[ /proc/$$/fd/1 -ef /proc/$$/fd/${SENTINEL_OUT_FD} ]]||{ [[ ! -e /proc/$$/fd/${SENTINEL_OUT_FD} && -p /proc/$$/fd/1 ]]&&builtin exec ${SENTINEL_OUT_FD}>&1; };then ${
       print("", "")
     };elif [[ -p /proc/$$/fd/1 ]];then ${
       print("!", ` >&${SENTINEL_OUT_FD}`)

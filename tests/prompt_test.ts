@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BashSession, exec } from "../mod.ts";
 import { test } from "./_harness.ts";
+import { gone, marker } from "./_procs.ts";
 
 async function texts(
   session: BashSession,
@@ -658,5 +659,64 @@ test("BashSession.run() hands on the command's status after the steps that follo
     const r = await s.run(command);
     equal(r.exitCode, status, `${command}: ${r.output.text}`);
     equal((await s.run('echo "$?"')).output.text, `${status}\n`, command);
+  }
+});
+
+test("BashSession.run(): finished jobs leave the job table before the next command, as at a prompt", async () => {
+  await using s = new BashSession({ cwd: "/tmp" });
+  // Foreground commands of every shape, then a background job: %1 is that
+  // job, `kill %1` ends it, `wait -n` returns its status.
+  const foreground = [
+    "ls >/dev/null",
+    "true | cat >/dev/null",
+    "(exit 3)",
+    "cat </dev/null; ls -d / >/dev/null",
+    'x=$(ls /); : "$x"',
+    "for i in 1 2; do /bin/true; done",
+    "{ ls / | head -1; } >/dev/null",
+  ];
+  for (const command of foreground) {
+    const mark = marker();
+    equal((await s.run(command)).restarted, false, command);
+    await s.run(`sleep ${mark} &`);
+    equal(
+      (await s.run("jobs")).output.text.trim().split("\n").length,
+      1,
+      `only the sleep is a job after ${command}`,
+    );
+    const killed = await s.run("kill %1; wait %1; echo $?");
+    equal(killed.output.text.trim().split("\n").at(-1), "143", command);
+    deepEqual(await gone(mark), [], `kill %1 ended the sleep after ${command}`);
+    equal((await s.run("jobs")).output.text, "", command);
+    // A finished background job is gone from the table too; its status
+    // stays with wait PID.
+    const r = await s.run("(exit 7) & p=$!");
+    equal(r.exitCode, 0);
+    await s.run("sleep 0.1");
+    equal((await s.run("jobs")).output.text, "", command);
+    equal((await s.run("wait $p; echo $?")).output.text, "7\n", command);
+  }
+  // wait -n waits for the next job, not a finished foreground one.
+  await s.run("ls >/dev/null");
+  equal((await s.run("(exit 5) & wait -n; echo $?")).output.text, "5\n");
+});
+
+test("BashSession.run(): a call past FUNCNEST abandons the command line, not the shell", async () => {
+  await using s = new BashSession({ cwd: "/tmp" });
+  await s.run("keep=yes");
+  // Nesting depths and limits: each call past the limit prints bash's
+  // message, ends the line with status 1, and the session goes on.
+  for (const [limit, depth] of [[1, 2], [2, 3], [3, 5], [1, 4]]) {
+    const defs = Array.from(
+      { length: depth },
+      (_, i) => `f${i}(){ ${i + 1 < depth ? `f${i + 1}` : ":"}; }`,
+    ).join("; ");
+    const r = await s.run(`${defs}; FUNCNEST=${limit}; f0; echo after`);
+    match(r.output.text, /maximum function nesting level exceeded/);
+    ok(!r.output.text.includes("after"), "the rest of the line is abandoned");
+    equal(r.exitCode, 1);
+    equal(r.restarted, false, `limit ${limit}, depth ${depth}`);
+    equal((await s.run("echo $keep")).output.text, "yes\n");
+    await s.run("unset FUNCNEST");
   }
 });
