@@ -25,6 +25,7 @@ import { dangerousName } from "./env.ts";
 import type { Arg } from "./options.ts";
 import { judgeProgram } from "./program.ts";
 import { READ_ONLY } from "./programs/mod.ts";
+import { reservedName, reservedReason, reservedWord } from "./reserved.ts";
 import { basename, matches, parseRule, type Rule } from "./rules.ts";
 import { wordsArgs } from "./words.ts";
 import { UNSEEN, WRAPPERS } from "./wrappers.ts";
@@ -394,6 +395,7 @@ class Walker {
         this.statements(c.body, depth);
         return this.redirects(c.redirects, depth);
       case "For":
+        if (reservedName(c.name)) this.add("deny", reservedReason(c.name));
         if (dangerousName(c.name)) {
           this.refuse(
             "deny",
@@ -415,6 +417,9 @@ class Walker {
         }
         return this.redirects(c.redirects, depth);
       case "Function":
+        if (reservedName(c.name)) {
+          this.add("deny", reservedReason(`The function ${c.name}`));
+        }
         this.refuse(
           this.readOnly ? "deny" : "ask",
           `Defining the function "${c.name}" changes later commands`,
@@ -456,22 +461,33 @@ class Walker {
     }
   }
 
+  /**
+   * Arithmetic evaluates the value of every variable it names as an
+   * expression of its own, recursively: a value set by an earlier call
+   * (`a='x[$(cmd)]'`) runs the substitution in its subscript. So any name
+   * (whatever its letters: `a` looks like a hex digit but is a variable)
+   * or expansion in arithmetic is a value the policy cannot know.
+   */
   arith(expr: string, inner: Word[], depth: number): void {
     inner.forEach((w) => this.word(w, depth));
-    if (
-      !/^[\s0-9+\-*/%()<>=!&|^~?:,xXa-fA-F#]*$/.test(expr) ||
-      /[a-zA-Z_]{2,}|[g-zG-Z_]/.test(
-        expr.replace(/0[xX][0-9a-fA-F]+|\d+#[0-9a-zA-Z]+/g, "0"),
-      )
-    ) {
+    const reserved = /__bb|_\+/.exec(expr);
+    if (reserved) {
+      this.add("deny", reservedReason(expr.trim()));
+      return;
+    }
+    const plain = expr.replace(/\b(0[xX][0-9a-fA-F]+|\d+#[0-9a-zA-Z@_]+)/g, "0");
+    if (!/^[\s0-9+\-*/%()<>=!&|^~?:,]*$/.test(plain)) {
+      const name = /\$?\{?[A-Za-z_][A-Za-z0-9_]*|\$\S?/.exec(plain)?.[0] ??
+        expr.trim();
       this.refuse(
         "ask",
-        "Arithmetic with names or substitutions can run code through array subscripts",
+        `Arithmetic on ${name} evaluates its value as an expression, which can run a command (a value such as 'a[$(cmd)]' set by an earlier call)`,
       );
     }
   }
 
   assignment(a: Assignment, depth: number): void {
+    if (reservedName(a.name)) this.add("deny", reservedReason(a.name));
     if (dangerousName(a.name)) {
       this.refuse("deny", `Setting ${a.name} changes how commands run`);
     }
@@ -519,6 +535,9 @@ class Walker {
           `Redirection to ${target} uses a descriptor the command did not open`,
         );
         continue;
+      }
+      if (r.fd?.startsWith("{") && reservedName(r.fd.slice(1, -1))) {
+        this.add("deny", reservedReason(r.fd));
       }
       if (r.fd?.startsWith("{")) {
         this.refuse(
@@ -586,6 +605,9 @@ class Walker {
         if (op.startsWith("!")) {
           this.refuse("ask", `\${!${part.name}} is an indirect expansion`);
         }
+        if (/^(\[[^\]]*\])?:?=/.test(op) && reservedName(part.name)) {
+          this.add("deny", reservedReason(`\${${part.name}${op}}`));
+        }
         if (/^(\[[^\]]*\])?:?=/.test(op) && dangerousName(part.name)) {
           this.refuse(
             "deny",
@@ -599,9 +621,12 @@ class Walker {
             `The subscript [${sub[1]}] is evaluated as arithmetic`,
           );
         }
-        if (/^:?[-=?+]/.test(op) === false && /^\s*:\s*[^-=?+]/.test(op)) {
-          // ${x:offset:length}: offsets are arithmetic.
-          if (!/^:\s*-?\d+(\s*:\s*-?\d+)?$/.test(op)) {
+        // ${x:offset:length}, ${a[@]:offset}: offsets are arithmetic.
+        const slice = op.replace(/^!?\[[^\]]*\]/, "");
+        if (
+          /^:?[-=?+]/.test(slice) === false && /^\s*:\s*[^-=?+]/.test(slice)
+        ) {
+          if (!/^:\s*-?\d+(\s*:\s*-?\d+)?$/.test(slice)) {
             this.refuse(
               "ask",
               `The offset in \${${part.name}${op}} is arithmetic`,
@@ -680,6 +705,18 @@ class Walker {
     }
     const base = basename(name);
     const args = argv.slice(1);
+    const reserved = reservedWord(base, args);
+    if (reserved && !reserved.unknown) {
+      this.add("deny", reservedReason(`${base} ${reserved.text}`));
+      return;
+    }
+    if (reserved?.unknown && this.guarded) {
+      this.add(
+        "ask",
+        `${base} ${reserved.text}: a name known only at run time may be one reserved for bashbox's framing (__bb*, _+*)`,
+      );
+      return;
+    }
     // Words that run other commands: check what they run.
     if (this.unwrap(base, name, args, depth)) return;
     const explicit = p.allow.find((rule) => matches(rule, argv, false));
@@ -986,6 +1023,9 @@ function stateChange(name: string, argv: Arg[]): string | null {
         if (a === null) return `${name} with a non-literal argument`;
         if (/^-[a-zA-Z]*[fn]/.test(a) && name !== "export") {
           return `${name} ${a} changes functions or references`;
+        }
+        if (/^[-+][a-zA-Z]*i/.test(a)) {
+          return `${name} ${a}: assignments to an integer variable are evaluated as arithmetic`;
         }
         if (!a.startsWith("-") && /[[(]/.test(a)) {
           return `${name} ${a}: subscripts and array values are evaluated`;

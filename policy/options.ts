@@ -77,6 +77,8 @@ export interface Parsed {
   operands: Arg[];
   /** Some word of unknown value may be one or more options (any of the table's, or none). */
   unknown: boolean;
+  /** The source text of the first such word, for messages. */
+  unknownText?: string;
 }
 
 type Kind = "none" | "required" | "optional";
@@ -157,6 +159,7 @@ export function parseOptions(args: readonly Arg[], table: OptionTable): Parsed {
   const options: ParsedOption[] = [];
   const operands: Arg[] = [];
   let unknown = false;
+  let unknownText: string | undefined;
   let i = 0;
   const next = (name: string): Arg => {
     const v = args[++i];
@@ -190,6 +193,7 @@ export function parseOptions(args: readonly Arg[], table: OptionTable): Parsed {
     }
     if (v === null) {
       if (a.dash || a.many) {
+        if (!unknown) unknownText = a.text;
         unknown = true;
         if (table.noPermute) operandsOnly = true;
       } else {
@@ -245,5 +249,7 @@ export function parseOptions(args: readonly Arg[], table: OptionTable): Parsed {
       break;
     }
   }
-  return { options, operands, unknown };
+  return unknownText === undefined
+    ? { options, operands, unknown }
+    : { options, operands, unknown, unknownText };
 }

@@ -96,7 +96,9 @@ export function checkParsed(
     (Object.keys(program.refuse ?? {}).length > 0 || program.check)
   ) {
     return ask(
-      `${name} has a word whose value is known only at run time and could be an option`,
+      `${name} ${
+        parsed.unknownText ?? "has a word that"
+      } is known only at run time and could be an option (an earlier call may have set it to one)`,
     );
   }
   return program.check?.(parsed, name) ?? null;

@@ -157,7 +157,31 @@ function expand(ps: Piece[]): Piece[][] | null {
   return done;
 }
 
+/**
+ * A word's leading tilde prefix (the unquoted characters after `~` up to
+ * the first `/`) when it names a value the session carries: `~+` is $PWD,
+ * `~-` is $OLDPWD, `~N`, `~+N` and `~-N` are entries of the directory
+ * stack. A plain assignment (`OLDPWD=--output=x`) or `cd`/`pushd` sets
+ * them, so their value is as unknown as a variable's and may begin with
+ * `-`. (`~` and `~user` are home directories: paths.)
+ */
+function sessionTilde(ps: Piece[]): boolean {
+  if (!isCh(ps[0], "~")) return false;
+  let prefix = "";
+  for (let i = 1; i < ps.length; i++) {
+    const p = ps[i];
+    if ("opaque" in p) return false;
+    if (p.ch === "/" && p.active) break;
+    if (!p.active) return false;
+    prefix += p.ch;
+  }
+  return /^([+-]\d*|\d+)$/.test(prefix);
+}
+
 function toArg(ps: Piece[], text: string): Arg {
+  if (sessionTilde(ps)) {
+    return { value: null, text, dash: true, many: false, prefix: "" };
+  }
   let value = "";
   let prefix = "";
   let known = true;

@@ -420,7 +420,9 @@ function judgeGit(args: readonly Arg[]): Problem | null {
   }
   if (parsed.unknown) {
     return ask(
-      `git ${sub} has a word whose value is known only at run time and could be an option`,
+      `git ${sub} ${
+        parsed.unknownText ?? "has a word that"
+      } is known only at run time and could be an option (an earlier call may have set it to one)`,
     );
   }
   const names = new Set(parsed.options.map((o) => o.name));
