@@ -33,7 +33,8 @@ const SCRIPT_FD = 254;
  * such as \`set -u\`'s unbound variable ends the command line, not the shell;
  * messages read \`bash: nope: command not found\`), yet reading its commands
  * as a script from the host's pipe, so it prints no prompts, job numbers or
- * terminal errors. The script is opened as \`0\` from /dev/fd, so
+ * terminal errors. The script is opened as \`0\` from /dev/fd (a login
+ * shell's by its absolute name: see bootstrapLine), so
  * \`$BASH_SOURCE\` names no path (the usual \`dirname "\${BASH_SOURCE[0]}"\` is
  * \`.\`). A socket cannot be opened by path: where stdin is one (Bun, some
  * transports) a \`cat\` relays it through a pipe. It ignores the signals a
@@ -45,7 +46,7 @@ const SCRIPT_FD = 254;
  * complaints about job control go to /dev/null).
  */
 const PROMPT_LAUNCHER =
-  'BASHBOX_CWD=$PWD;export BASHBOX_CWD;cd /dev/fd||exit 96;exec 3>&2 2>/dev/null;b=$1;shift;if [ -p 0 ];then exec -a bash "$b" "$@" --noediting -i 0;fi;exec -a bash "$b" "$@" --noediting -i 0 0< <(trap "" INT TERM HUP QUIT USR1 USR2 ALRM;PATH=/usr/bin:/bin exec cat)';
+  'BASHBOX_CWD=$PWD;export BASHBOX_CWD;b=$1;s=$2;shift 2;if [ "$s" = 0 ];then cd /dev/fd||exit 96;fi;exec 3>&2 2>/dev/null;if [ -p 0 ];then exec -a bash "$b" "$@" --noediting -i "$s";fi;exec -a bash "$b" "$@" --noediting -i "$s" 0< <(trap "" INT TERM HUP QUIT USR1 USR2 ALRM;PATH=/usr/bin:/bin exec cat)';
 
 /**
  * The names on the lines of a call, which bash reads one byte at a time:
@@ -444,8 +445,13 @@ $__bbc
 
 /** The first line the plain bash reads: it execs the session's shell. */
 export function bootstrapLine(login: boolean): string {
+  // A login shell runs the profile before it opens the script, so the
+  // profile would see /dev/fd as its directory, and one that changes
+  // directory would leave \`0\` unfound: a login shell opens its script by
+  // its absolute name and starts in the session's directory (its
+  // \`$BASH_SOURCE\` at the top level then reads /dev/fd/0).
   return `exec "$BASH" -c ${shellQuote(PROMPT_LAUNCHER)} bash "$BASH" ${
-    login ? "--login" : "--noprofile --norc"
+    login ? "/dev/fd/0 --login" : "0 --noprofile --norc"
   }\n`;
 }
 

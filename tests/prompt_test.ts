@@ -3,7 +3,7 @@
 // see at an interactive bash prompt, never bashbox's machinery. Each rule is
 // checked over generated variants.
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BashSession, exec } from "../mod.ts";
@@ -718,5 +718,33 @@ test("BashSession.run(): a call past FUNCNEST abandons the command line, not the
     equal(r.restarted, false, `limit ${limit}, depth ${depth}`);
     equal((await s.run("echo $keep")).output.text, "yes\n");
     await s.run("unset FUNCNEST");
+  }
+});
+
+test("BashSession({ login: true }): the profile runs in the session's directory, and may change it", async () => {
+  const home = mkdtempSync(join(tmpdir(), "bashbox-login-"));
+  try {
+    const elsewhere = join(home, "project");
+    await exec(["mkdir", "-p", elsewhere, join(home, "a b"), join(home, "é")]);
+    // The profile records where it ran, then changes directory (as many
+    // do, into a project).
+    writeFileSync(
+      join(home, ".bash_profile"),
+      `export PROFILE_PWD=$PWD\ncd '${elsewhere}' || exit\n`,
+    );
+    for (const cwd of [home, join(home, "a b"), join(home, "é"), "/tmp"]) {
+      await using s = new BashSession({
+        login: true,
+        cwd,
+        env: { HOME: home },
+      });
+      const r = await s.run(
+        'printf "%s|%s|" "$PROFILE_PWD" "$PWD"; shopt -q login_shell && echo login',
+      );
+      equal(r.exitCode, 0, cwd);
+      equal(r.output.text, `${cwd}|${cwd}|login\n`, cwd);
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
   }
 });
