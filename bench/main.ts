@@ -34,6 +34,7 @@ import { dirname, join, resolve } from "node:path";
 import { BashSession as SdkBashSession } from "@anthropic-ai/sdk/tools/agent-toolset/node";
 import { BashSession, exec } from "../mod.ts";
 import { egressBench } from "./egress.ts";
+import { hotPath } from "./hot_path.ts";
 import { pump, RUNTIME, spawnGroup } from "../runtime/_runtime.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -1002,6 +1003,52 @@ function fmt(v: number | undefined, digits = 1): string {
   return v >= 100 ? v.toFixed(0) : v.toFixed(digits);
 }
 
+/**
+ * The hot path under settings (bench/hot_path.ts): `echo hi` after each
+ * set-up, beside the SDK and the floor in one run.
+ */
+async function hotPathRows(): Promise<void> {
+  const hot = await hotPath({ n: QUICK ? 200 : 2000 });
+  for (const r of hot) {
+    rows.push({
+      name: `hot path: ${r.name}`,
+      impl: r.name === "sdk" || r.name === "floor" ? r.name : "bashbox",
+      runtime,
+      unit: "µs",
+      p50: r.p50,
+      p99: r.p99,
+      ratioToFloor: r.ratioToFloor,
+      ratioToSdk: r.ratioToSdk,
+      note: `${r.ratioToPlain.toFixed(2)}x plain`,
+    });
+  }
+  const plain = hot.find((r) => r.name === "plain");
+  if (plain === undefined) return;
+  if (runtime !== "bun") {
+    target(
+      plain.ratioToSdk <= 0.9,
+      `hot path: plain ${
+        plain.ratioToSdk.toFixed(2)
+      }x the SDK (target <= 0.9x)`,
+    );
+  }
+  target(
+    plain.ratioToFloor <= 3,
+    `hot path: plain ${
+      plain.ratioToFloor.toFixed(2)
+    }x the floor (target <= 3x)`,
+  );
+  for (const r of hot) {
+    if (["plain", "sdk", "floor"].includes(r.name)) continue;
+    target(
+      r.ratioToPlain <= 1.3,
+      `hot path: ${r.name} ${
+        r.ratioToPlain.toFixed(2)
+      }x plain (target <= 1.3x)`,
+    );
+  }
+}
+
 /** Formatting, redaction and the terminal model (bench/egress.ts). */
 function egressRows(): Promise<void> {
   for (const r of egressBench(QUICK)) {
@@ -1026,6 +1073,7 @@ log(`bashbox bench on ${runtime}${QUICK ? " (quick)" : ""}`);
 for (
   const [label, step] of [
     ["round trip", roundTrip],
+    ["hot path", hotPathRows],
     ["detection", detection],
     // Before the drain: Deno's detached spawn forks, and fork costs grow with the heap.
     ["exec overhead", execOverhead],
