@@ -21,7 +21,8 @@ import {
   type Word,
   type WordPart,
 } from "../shell/parse.ts";
-import { dangerousName } from "./env.ts";
+import { dangerousName, harmlessName } from "./env.ts";
+import { posixShProblem } from "./posix_sh.ts";
 import type { Arg } from "./options.ts";
 import { judgeProgram } from "./program.ts";
 import { READ_ONLY } from "./programs/mod.ts";
@@ -118,6 +119,12 @@ const SHELLS = new Set([
   "csh",
   "tcsh",
 ]);
+
+/** Builtins that read words into variables: IFS before them splits only that. */
+const READS = new Set(["read", "mapfile", "readarray"]);
+
+/** Shells that read POSIX sh (dash, or bash as sh where sh is bash). */
+const POSIX_SHELLS = new Set(["sh", "dash", "ash"]);
 
 /** Options through which a program an allow rule names runs another program. */
 const RUNS_PROGRAM =
@@ -475,7 +482,10 @@ class Walker {
       this.add("deny", reservedReason(expr.trim()));
       return;
     }
-    const plain = expr.replace(/\b(0[xX][0-9a-fA-F]+|\d+#[0-9a-zA-Z@_]+)/g, "0");
+    const plain = expr.replace(
+      /\b(0[xX][0-9a-fA-F]+|\d+#[0-9a-zA-Z@_]+)/g,
+      "0",
+    );
     if (!/^[\s0-9+\-*/%()<>=!&|^~?:,]*$/.test(plain)) {
       const name = /\$?\{?[A-Za-z_][A-Za-z0-9_]*|\$\S?/.exec(plain)?.[0] ??
         expr.trim();
@@ -486,9 +496,35 @@ class Walker {
     }
   }
 
-  assignment(a: Assignment, depth: number): void {
+  /**
+   * Under the read-only preset, an environment variable bashbox does not
+   * know is a value it cannot judge: programs load code, configuration or
+   * toolchains from such variables (RUSTUP_TOOLCHAIN, OPENSSL_CONF, ...).
+   * Before a command the assignment is exported to it; on its own it changes
+   * the variable for later commands when it is already exported, which a
+   * name of capitals, digits and underscores may be. A name with a
+   * lowercase letter on its own line is a shell variable.
+   */
+  environment(name: string, exported: boolean): void {
+    if (harmlessName(name) || dangerousName(name) || reservedName(name)) {
+      return;
+    }
+    if (exported) {
+      this.add(
+        "ask",
+        `${name}=… sets an environment variable bashbox does not know for the command: a program may load or run code from it`,
+      );
+    } else if (/^[A-Z_][A-Z0-9_]*$/.test(name)) {
+      this.add(
+        "ask",
+        `${name}=… may change an exported environment variable bashbox does not know for later commands: a program may load or run code from it`,
+      );
+    }
+  }
+
+  assignment(a: Assignment, depth: number, split = false): void {
     if (reservedName(a.name)) this.add("deny", reservedReason(a.name));
-    if (dangerousName(a.name)) {
+    if (dangerousName(a.name) && !split) {
       this.refuse("deny", `Setting ${a.name} changes how commands run`);
     }
     if (a.index !== undefined && !/^\s*\d+\s*$/.test(a.index)) {
@@ -571,17 +607,20 @@ class Walker {
         );
         continue;
       }
-      if (!this.readOnly) continue;
+      if (!this.strict) continue;
       if (r.op === "<") continue;
       if (
         target === "/dev/null" || target === "/dev/stdout" ||
         target === "/dev/stderr"
       ) continue;
+      // A write: refused by the preset; a custom policy has no rule for
+      // writes, so it gets the decision for what no rule matches.
+      const decision = this.readOnly ? "deny" : this.#p.default;
       if (r.op === "<>") {
-        this.add("deny", "<> opens a file for writing");
+        this.add(decision, "<> opens a file for writing");
         continue;
       }
-      this.add("deny", `Output redirection to ${target} writes a file`);
+      this.add(decision, `Output redirection to ${target} writes a file`);
     }
   }
 
@@ -649,7 +688,14 @@ class Walker {
     redirects: Redirect[],
     depth: number,
   ): void {
-    assigns.forEach((a) => this.assignment(a, depth));
+    const first = words.length > 0 ? literal(words[0]) : null;
+    for (const a of assigns) {
+      // IFS before read, mapfile or readarray splits what they read, only.
+      const split = a.name === "IFS" && a.index === undefined &&
+        first !== null && READS.has(first);
+      this.assignment(a, depth, split);
+      if (this.readOnly && !split) this.environment(a.name, words.length > 0);
+    }
     words.forEach((w) => this.word(w, depth));
     this.redirects(redirects, depth);
     if (words.length === 0) return;
@@ -871,7 +917,7 @@ class Walker {
       for (const a of out.assigns ?? []) {
         if (dangerousName(a)) {
           this.refuse("deny", `Setting ${a} changes how commands run`);
-        }
+        } else if (this.readOnly) this.environment(a, true);
       }
       if (base === "sudo" || base === "doas") {
         this.refuse(
@@ -951,6 +997,16 @@ class Walker {
       }
       if (this.strict && !/^[ceuxo]*$/.test(flags.replace(/^-/, ""))) {
         this.add("ask", `${base} -${flags} may read startup files`);
+      }
+      if (POSIX_SHELLS.has(base)) {
+        // dash reads what bash reads only without bash-only syntax.
+        const differs = posixShProblem(command.value);
+        if (differs && this.guarded) this.add("ask", `${base} -c: ${differs}`);
+      } else if (base !== "bash" && this.guarded) {
+        this.add(
+          "ask",
+          `${base} -c reads its string with a grammar bashbox does not parse`,
+        );
       }
       this.nested(command.value, `${base} -c`, depth);
       return true;
@@ -1039,16 +1095,20 @@ function stateChange(name: string, argv: Arg[]): string | null {
     }
     case "let":
       return "let evaluates arithmetic, which can run code through array subscripts";
+    case "ulimit":
+      // Options alone report; a value (or a word of unknown value) sets.
+      return args.some((a) => a === null || !a.startsWith("-"))
+        ? "ulimit with a value changes the session's limits"
+        : null;
+    case "umask":
+      return args.some((a) => a === null || !/^-[Sp]+$/.test(a))
+        ? "umask with a mask changes the session"
+        : null;
     case "complete":
     case "compgen":
     case "bind":
     case "fc":
-    case "ulimit":
-    case "umask":
-      return args.length > 0 &&
-          !(name === "umask" && args.length === 1 && args[0] === "-S")
-        ? `${name} changes the session`
-        : null;
+      return args.length > 0 ? `${name} changes the session` : null;
   }
   return null;
 }

@@ -25,6 +25,49 @@ export function dangerousName(name: string): boolean {
   return DANGEROUS.test(name);
 }
 
+/**
+ * Whether `name` is an environment variable known to change only how
+ * programs format their output (locale, time zone, colours, widths, block
+ * sizes): the read-only preset allows setting these before a command and
+ * treats every other name it does not know as a value it cannot judge.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { harmlessName } from "./env.ts";
+ *
+ * assert.equal(harmlessName("LC_ALL"), true);
+ * assert.equal(harmlessName("OPENSSL_CONF"), false);
+ * ```
+ */
+export function harmlessName(name: string): boolean {
+  return HARMLESS.test(name);
+}
+
+const HARMLESS = new RegExp(
+  "^(" + [
+    "LANG",
+    "LANGUAGE",
+    "LC_[A-Z]+",
+    "TZ",
+    "COLUMNS",
+    "LINES",
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "GREP_COLORS?",
+    "LS_COLORS",
+    "TIME_STYLE",
+    "QUOTING_STYLE",
+    "(DF_|DU_|LS_)?BLOCK_SIZE",
+    "BLOCKSIZE",
+    "SOURCE_DATE_EPOCH",
+  ].join("|") + ")$",
+);
+
 const DANGEROUS = new RegExp(
   "^(" + [
     "PATH",

@@ -37,11 +37,16 @@ export const UNSEEN: Arg = {
   prefix: "",
 };
 
-/** A wrapper whose options stop at the wrapped command (after `operandsBefore` operands). */
+/**
+ * A wrapper whose options stop at the wrapped command (after
+ * `operandsBefore` operands); `others` are the options that make it act on
+ * running processes instead of a command (`ionice -p`, `taskset -p`).
+ */
 function withTable(
   program: string,
   table: OptionTable,
   operandsBefore = 0,
+  others: readonly string[] = [],
 ): (args: readonly Arg[]) => Unwrapped | string {
   return (args) => {
     let parsed;
@@ -52,6 +57,11 @@ function withTable(
       throw error;
     }
     if (parsed.unknown) return `${program} has a word known only at run time`;
+    const other = parsed.options.find((o) => others.includes(o.name));
+    if (other) {
+      // -p PID and the like: no command; it acts on other processes.
+      return `${program} ${other.text} acts on processes that are already running, not on a command`;
+    }
     if (parsed.operands.length < operandsBefore) {
       return `${program} is missing its operand`;
     }
@@ -59,30 +69,16 @@ function withTable(
   };
 }
 
+/**
+ * `env [OPTION]... [-] [NAME=VALUE]... [COMMAND [ARG]...]`: getopt with
+ * `+` (options stop at the first operand), so `-uu X` unsets `u` and X is
+ * the command, `-uNAME` and `-u NAME` both unset NAME.
+ */
 function envUnwrap(args: readonly Arg[]): Unwrapped | string {
-  const assigns: string[] = [];
-  let i = 0;
-  const head: Arg[] = [];
-  for (; i < args.length; i++) {
-    const v = args[i].value;
-    if (v === null) return "env has a word known only at run time";
-    if (v.startsWith("-") && v !== "-") {
-      head.push(args[i]);
-      if (/^(-[a-zA-Z0-9]*[uC]|--(unset|chdir))$/.test(v)) {
-        head.push(args[++i] ?? UNSEEN);
-      }
-      continue;
-    }
-    if (v === "-") continue;
-    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(v)) {
-      assigns.push(v.slice(0, v.indexOf("=")));
-      continue;
-    }
-    break;
-  }
+  let parsed;
   try {
-    const p = parseOptions(head, {
-      short: "i0u:C:S:v",
+    parsed = parseOptions(args, {
+      short: "+i0u:C:S:v",
       long: [
         "ignore-environment",
         "null",
@@ -97,15 +93,40 @@ function envUnwrap(args: readonly Arg[]): Unwrapped | string {
         "help",
         "version",
       ],
+      noPermute: true,
     });
-    if (p.options.some((o) => o.name === "S" || o.name === "split-string")) {
-      return "env -S splits a string into a command";
-    }
   } catch (error) {
     if (error instanceof OptionError) return `env: ${error.message}`;
     throw error;
   }
-  return { inner: args.slice(i), assigns };
+  if (parsed.unknown) return "env has a word known only at run time";
+  for (const o of parsed.options) {
+    if (o.name === "S" || o.name === "split-string") {
+      return "env -S splits a string into a command";
+    }
+    if (o.value !== undefined && o.value.value === null) {
+      return `env ${o.text} has a value known only at run time`;
+    }
+  }
+  const rest = [...parsed.operands];
+  if (rest[0]?.value === "-") rest.shift();
+  const assigns: string[] = [];
+  while (rest.length > 0) {
+    const v = rest[0].value;
+    if (v === null) {
+      // NAME=$x: the name is known; otherwise the word may be anything.
+      const p = rest[0].prefix;
+      if (!/^[A-Za-z_][A-Za-z0-9_]*=/.test(p)) {
+        return "env has a word known only at run time";
+      }
+      assigns.push(p.slice(0, p.indexOf("=")));
+    } else if (/^[^=]+=/.test(v)) {
+      // Any NAME=VALUE (env accepts names bash would not) is an assignment.
+      assigns.push(v.slice(0, v.indexOf("=")));
+    } else break;
+    rest.shift();
+  }
+  return { inner: rest, assigns };
 }
 
 function xargsUnwrap(args: readonly Arg[]): Unwrapped | string {
@@ -140,6 +161,10 @@ function xargsUnwrap(args: readonly Arg[]): Unwrapped | string {
     throw error;
   }
   if (parsed.unknown) return "xargs has a word known only at run time";
+  const slot = parsed.options.find((o) => o.name === "process-slot-var");
+  if (slot) {
+    return `xargs ${slot.text} sets an environment variable of the command it runs`;
+  }
   let replace: string | undefined;
   for (const o of parsed.options) {
     if (o.name === "I") replace = o.value?.value ?? undefined;
@@ -191,10 +216,59 @@ export const WRAPPERS: Record<
     long: ["input=", "output=", "error="],
   }),
   setsid: withTable("setsid", { short: "cfw", long: ["ctty", "fork", "wait"] }),
-  ionice: withTable("ionice", {
-    short: "c:n:tp:P:u:",
-    long: ["class=", "classdata=", "ignore"],
-  }),
+  ionice: withTable(
+    "ionice",
+    {
+      short: "+c:n:tp:P:u:hV",
+      long: [
+        "class=",
+        "classdata=",
+        "ignore",
+        "pid=",
+        "pgid=",
+        "uid=",
+        "help",
+        "version",
+      ],
+    },
+    0,
+    ["p", "P", "u", "pid", "pgid", "uid"],
+  ),
+  taskset: withTable(
+    "taskset",
+    {
+      short: "+acphV",
+      long: ["all-tasks", "cpu-list", "pid", "help", "version"],
+    },
+    1,
+    ["p", "pid"],
+  ),
+  chrt: withTable(
+    "chrt",
+    {
+      short: "+abdfiomRrpT:P:D:hvV",
+      long: [
+        "all-tasks",
+        "batch",
+        "deadline",
+        "fifo",
+        "idle",
+        "other",
+        "max",
+        "reset-on-fork",
+        "rr",
+        "pid",
+        "sched-runtime=",
+        "sched-period=",
+        "sched-deadline=",
+        "help",
+        "verbose",
+        "version",
+      ],
+    },
+    1,
+    ["p", "pid"],
+  ),
   time: (args) => {
     const r = withTable("time", {
       short: "af:o:pqv",

@@ -20,6 +20,7 @@ import {
   type Arg,
   OptionError,
   type OptionTable,
+  type ParsedOption,
   parseOptions,
 } from "../options.ts";
 import { ask, deny, type Problem, type Program } from "../program.ts";
@@ -34,7 +35,46 @@ const DANGER: Record<string, string> = {
   filters: "runs conversion filters",
   "open-files-in-pager": "runs a pager program named on the command line",
   O: "runs a pager program named on the command line",
+  "show-signature": "runs gpg to verify signatures (which writes ~/.gnupg)",
 };
+
+/** `--diff-merges` values that do not remerge (2.39-2.47's diff-merges.c). */
+const DIFF_MERGES = new Set(w(`
+  off none 1 first-parent separate m on c combined cc dense-combined
+`));
+
+/**
+ * Why an option's value runs or writes something: `--format`/`--pretty`
+ * with `%G` placeholders run gpg; `--diff-merges=remerge` (`r`) is
+ * `--remerge-diff`, which writes a temporary object directory into .git.
+ */
+function valueProblem(sub: string, o: ParsedOption): Problem | null {
+  if (o.name === "format" || o.name === "pretty") {
+    const v = o.value?.value;
+    if (v === undefined) return null;
+    if (v === null) {
+      return ask(
+        `git ${sub} ${o.text} ${o.value?.text}: a format known only at run time may hold %G, which runs gpg`,
+      );
+    }
+    if (/%G/.test(v.replace(/%%/g, ""))) {
+      return deny(
+        `git ${sub} ${o.text}: %G placeholders run gpg to verify signatures (which writes ~/.gnupg)`,
+      );
+    }
+  }
+  if (o.name === "diff-merges") {
+    const v = o.value?.value ?? null;
+    if (v === null || !DIFF_MERGES.has(v)) {
+      return deny(
+        `git ${sub} --diff-merges=${o.value?.text ?? ""}: only ${
+          [...DIFF_MERGES].join(", ")
+        } are allowed (remerge writes a temporary object directory into .git)`,
+      );
+    }
+  }
+  return null;
+}
 
 const DIFF = w(`
   p u patch s no-patch U= unified= raw patch-with-raw stat=? numstat shortstat
@@ -162,13 +202,18 @@ const SUBS: Record<string, Sub> = {
     lastArg: REF_FILTERS,
     check: listing("tag", ["l", "list", "n", ...REF_FILTERS]),
   },
+  // git config stops reading options at its first operand: `git config
+  // name value --get` sets name (to value, where it matches "--get").
   config: {
-    table: table(w(`
+    table: table(
+      w(`
       get get-all get-regexp get-urlmatch l list get-color get-colorbool
       show-origin show-scope name-only z null global system local worktree
       f= file= blob= includes no-includes type= bool int bool-or-int path
       expiry-date default= fixed-value
-    `)),
+    `),
+      { noPermute: true },
+    ),
     check(opts, operands) {
       const reading = [
         "get",
@@ -198,13 +243,19 @@ const SUBS: Record<string, Sub> = {
       );
     },
   },
-  stash: {
-    table: LOG,
+  // `git stash list|show ...`: the action is the first word (judgeGit
+  // checks it); any other first word, an option included, is `stash push`.
+  stash: { table: LOG },
+  // `git submodule [--quiet] [--cached] [status [--cached] [--recursive]]`.
+  submodule: {
+    table: table(w("q quiet cached recursive")),
     check(_opts, operands) {
       const first = operands[0]?.value;
-      return first === "list" || first === "show"
-        ? null
-        : deny("git stash may only list or show");
+      return first === undefined || first === "status" ? null : deny(
+        `git submodule ${
+          operands[0].text
+        } changes or runs something in submodules`,
+      );
     },
   },
   reflog: {
@@ -321,6 +372,14 @@ export function gitTables(): [string, OptionTable][] {
   return Object.entries(SUBS).map(([name, sub]) => [name, sub.table]);
 }
 
+/**
+ * Configuration `git -c` may set: how output looks, nothing that names a
+ * program (`core.pager`, `pager.*`, `diff.external`), a file or gpg
+ * (`log.showSignature`).
+ */
+const HARMLESS_CONFIG =
+  /^(color\.[a-z0-9.-]+|core\.(quotepath|abbrev)|column\.ui|log\.(decorate|abbrevcommit|date)|diff\.(noprefix|mnemonicprefix|renames|relative|algorithm|context|interhunkcontext)|advice\.[a-z]+)$/i;
+
 /** Global options that take the next word (or an `=value`). */
 const GLOBAL_VALUE = new Set([
   "-C",
@@ -362,7 +421,19 @@ function judgeGit(args: readonly Arg[]): Problem | null {
     if (v === "--version" || v === "-v" || v === "--help" || v === "-h") {
       return i === args.length - 1 ? null : ask(`git ${v} with more words`);
     }
-    if (v === "-c" || v.startsWith("--config-env") || v.startsWith("-c")) {
+    if (v === "-c") {
+      const setting = args[i + 1]?.value ?? null;
+      if (setting !== null && HARMLESS_CONFIG.test(setting.split("=")[0])) {
+        i++;
+        continue;
+      }
+      return deny(
+        `git -c ${
+          args[i + 1]?.text ?? ""
+        } sets configuration, which can run programs (only colour and display settings are allowed)`,
+      );
+    }
+    if (v.startsWith("--config-env") || v.startsWith("-c")) {
       return deny(`git ${v} sets configuration, which can run programs`);
     }
     if (v.startsWith("--exec-path=")) {
@@ -387,6 +458,23 @@ function judgeGit(args: readonly Arg[]): Problem | null {
   }
   if (spec === ANYTHING) return null;
   let rest = args.slice(i + 1);
+  if (sub === "stash") {
+    const action = rest[0]?.value;
+    if (action !== "list" && action !== "show") {
+      return deny(
+        `git stash ${
+          rest[0]?.text ?? ""
+        }: only git stash list and git stash show read (any other first word is git stash push)`,
+      );
+    }
+    rest = rest.slice(1);
+  }
+  // --end-of-options: every later word is a revision or path, as after --.
+  const end = rest.findIndex((a) => a.value === "--end-of-options");
+  const dashes = rest.findIndex((a) => a.value === "--");
+  if (end >= 0 && (dashes < 0 || end < dashes)) {
+    rest = rest.map((a, k) => k === end ? { ...a, value: "--" } : a);
+  }
   if (spec.lastArg) {
     // --contains [COMMIT]: takes the next word when it is not an option.
     const out: Arg[] = [];
@@ -417,6 +505,8 @@ function judgeGit(args: readonly Arg[]): Problem | null {
   for (const o of parsed.options) {
     const why = DANGER[o.name];
     if (why !== undefined) return deny(`git ${sub} ${o.text} ${why}`);
+    const problem = valueProblem(sub, o);
+    if (problem) return problem;
   }
   if (parsed.unknown) {
     return ask(

@@ -63,6 +63,8 @@ import { tee } from "./tee.ts";
 import { test } from "./test.ts";
 import { tr } from "./tr.ts";
 import { tree } from "./tree.ts";
+import { ulimit } from "./ulimit.ts";
+import { umask } from "./umask.ts";
 import { uname } from "./uname.ts";
 import { unexpand } from "./unexpand.ts";
 import { uniq } from "./uniq.ts";
@@ -138,6 +140,8 @@ const ALL: Program[] = [
   tree,
   truth,
   type,
+  ulimit,
+  umask,
   uname,
   unexpand,
   uniq,
