@@ -22,6 +22,13 @@ export interface Arg {
   many: boolean;
   /** The literal text the value surely begins with (all of it when known). */
   prefix: string;
+  /**
+   * With `many`: every word it becomes begins as `prefix` does, never with
+   * `-` (a glob after a literal directory, a clean command output), so the
+   * words are operands wherever no `--` follows (were it none, a value-taking
+   * option before it would take that `--`).
+   */
+  tame?: boolean;
 }
 
 /**
@@ -192,7 +199,9 @@ export function parseOptions(args: readonly Arg[], table: OptionTable): Parsed {
       continue;
     }
     if (v === null) {
-      if (a.dash || a.many) {
+      const loose = a.many &&
+        !(a.tame && !args.slice(i + 1).some((b) => b.value === "--"));
+      if (a.dash || loose) {
         if (!unknown) unknownText = a.text;
         unknown = true;
         if (table.noPermute) operandsOnly = true;

@@ -9,13 +9,54 @@
  * @module
  */
 
-import type { Word } from "../shell/parse.ts";
+import { literal, type Statement, type Word } from "../shell/parse.ts";
 import type { Arg } from "./options.ts";
 
 /** One character of a word, or an expansion whose value is unknown. */
 type Piece =
   | { ch: string; active: boolean; quoted?: boolean }
-  | { opaque: true; quoted: boolean; many: boolean };
+  | {
+    opaque: true;
+    quoted: boolean;
+    many: boolean;
+    /** Its words never begin with `-` (see cleanOutput). */
+    clean?: boolean;
+    /** It is never empty and begins with `/`: the word it starts begins so too. */
+    slash?: boolean;
+  };
+
+/**
+ * What a command substitution's output is, when it is known never to make a
+ * word that begins with `-`: `words` when it holds no blank (`git
+ * merge-base ...` prints commit names or nothing; `git rev-parse` with
+ * revisions and a few reporting options prints commit or ref names, and git
+ * refuses ref names that begin with `-`), `path` when it is one absolute
+ * path, which may hold blanks (`pwd`), so only quoted. Its own command is
+ * judged where it stands.
+ */
+function cleanOutput(body: readonly Statement[]): "words" | "path" | null {
+  if (body.length !== 1 || body[0].background) return null;
+  const c = body[0].command;
+  if (c.type !== "Simple" || c.assigns.length > 0) return null;
+  if (!c.redirects.every((r) => r.fd === "2" && r.op === ">")) return null;
+  const words = c.words.map(literal);
+  if (words.some((w) => w === null)) return null;
+  const [name, sub, ...rest] = words as string[];
+  if (name === "pwd") {
+    return sub === undefined || /^-[LP]$/.test(sub) ? "path" : null;
+  }
+  if (name !== "git") return null;
+  if (sub === "merge-base") return "words";
+  if (sub !== "rev-parse") return null;
+  if (rest.length === 1 && rest[0] === "--show-toplevel") return "path";
+  return rest.every((w) =>
+      /^[^\s-]\S*$/.test(w) ||
+      /^(--short(=\d+)?|--verify|-q|--quiet|--abbrev-ref|--symbolic-full-name)$/
+        .test(w)
+    )
+    ? "words"
+    : null;
+}
 
 const MAX_WORDS = 4096;
 /** Pieces looked at while expanding one word. */
@@ -44,7 +85,15 @@ function pieces(word: Word): Piece[] {
       (part.type === "Param" &&
         (part.name === "@" || part.name === "*" ||
           /\[[@*]\]/.test(part.op) || part.op.startsWith("!")));
-    out.push({ opaque: true, quoted, many });
+    const output = part.type === "CmdSubst" ? cleanOutput(part.body) : null;
+    const clean = output === "words" || (output === "path" && quoted);
+    out.push({
+      opaque: true,
+      quoted,
+      many,
+      clean,
+      slash: clean && !many && output === "path",
+    });
   }
   return out;
 }
@@ -178,6 +227,28 @@ function sessionTilde(ps: Piece[]): boolean {
   return /^([+-]\d*|\d+)$/.test(prefix);
 }
 
+/**
+ * Whether the word the pieces make may begin with `-`: its first character
+ * comes from the first piece that is not a clean output (which makes no
+ * word that begins with `-`, or nothing), a `/`-led path, or a literal.
+ */
+function mayBeginWithDash(ps: Piece[]): boolean {
+  for (let i = 0; i < ps.length; i++) {
+    const p = ps[i];
+    if ("opaque" in p) {
+      if (p.slash) return false;
+      if (p.clean) continue;
+      return true;
+    }
+    if (p.ch === "") continue;
+    const glob = p.active &&
+      (p.ch === "*" || p.ch === "?" ||
+        (p.ch === "[" && ps.slice(i + 2).some((q) => isCh(q, "]"))));
+    return glob || p.ch === "-";
+  }
+  return false;
+}
+
 function toArg(ps: Piece[], text: string): Arg {
   if (sessionTilde(ps)) {
     return { value: null, text, dash: true, many: false, prefix: "" };
@@ -186,11 +257,15 @@ function toArg(ps: Piece[], text: string): Arg {
   let prefix = "";
   let known = true;
   let many = false;
+  // Word splitting of a value that may hold anything makes new words that
+  // may begin with "-"; globs and clean outputs do not.
+  let split = false;
   for (let i = 0; i < ps.length; i++) {
     const p = ps[i];
     if ("opaque" in p) {
       known = false;
       many ||= p.many;
+      split ||= p.many && !p.clean;
       continue;
     }
     const glob = p.active &&
@@ -213,12 +288,14 @@ function toArg(ps: Piece[], text: string): Arg {
   // (a leading ~ becomes a path).
   const head = ps[0];
   const tilde = "ch" in head && head.active && head.ch === "~";
+  const dash = !tilde && mayBeginWithDash(ps);
   return {
     value: null,
     text,
-    dash: prefix === "" ? !tilde : prefix.startsWith("-"),
+    dash,
     many,
     prefix,
+    ...(many && !split && !dash ? { tame: true } : {}),
   };
 }
 

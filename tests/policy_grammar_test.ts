@@ -335,7 +335,31 @@ test("Policy.readOnly() allows the harmless commands issue 26 names", () => {
       "ulimit -Sn",
       "umask",
       "umask -S",
+      "git diff $(git merge-base HEAD main) --stat",
+      "git diff $(git merge-base HEAD origin/main)...HEAD --stat",
+      'git log "$(git rev-parse --abbrev-ref HEAD)" -1',
+      "git show $(git rev-parse --short HEAD) --stat",
+      'sort "$(pwd)"/f',
+      "sort src/*.ts",
     ], "allow"),
+    [],
+  );
+  // A value the session carries is still unknown: the spelling that makes
+  // it a revision is git's --end-of-options.
+  deepEqual(
+    allowedOf([
+      'git show "$sha"',
+      'sed -n "${start},${end}p" f',
+      "git diff $(git merge-base HEAD main) -- --output=x",
+      "git diff $(git rev-parse --output) --stat",
+      'git diff $(git rev-parse "a -o") --stat',
+      "sort $(pwd)/f",
+      "sort ./$x",
+      "sort src/*.ts -- -o",
+      'sort "$(git merge-base a b)"-o',
+      "sort $(git merge-base a b)$x",
+      "git show $(cat f)",
+    ], READ_ONLY),
     [],
   );
   // Still refused: the forms that change something.

@@ -102,6 +102,11 @@ test("parseOptions() marks words of unknown value that could be options", () => 
   // As an option's value, or after --, an unknown word is a value.
   equal(parseOptions([lit("-k"), unknown(true, false)], SORT).unknown, false);
   equal(parseOptions([lit("--"), unknown(true, true)], SORT).unknown, false);
+  // Several words, none beginning with "-" (a glob after a directory, a
+  // clean output): operands, unless a -- follows (it could become a value).
+  const tame: Arg = { ...unknown(false, true), tame: true };
+  equal(parseOptions([tame], SORT).unknown, false);
+  equal(parseOptions([tame, lit("--"), lit("-o")], SORT).unknown, true);
 });
 
 test("parseOptions() reads obsolete -NUM counts only where the table says", () => {
