@@ -1202,6 +1202,7 @@ async function demo(
   }
 }
 
+/** Lines of a byte stream (standard input when it is not a terminal). */
 async function* stdinLines(
   stream: AsyncIterable<Uint8Array>,
 ): AsyncIterable<string> {
@@ -1215,10 +1216,23 @@ async function* stdinLines(
       buffered = buffered.slice(nl + 1);
     }
   }
+  buffered += decoder.decode();
   if (buffered) yield buffered;
 }
 
-if (import.meta.main) {
+/**
+ * Runs {@linkcode main} on the host's arguments, environment and standard
+ * streams, and ends the host with its exit code: what the `bashbox` command
+ * and `deno run cli/main.ts` do.
+ *
+ * @example
+ * ```ts ignore
+ * import { runFromHost } from "./main.ts";
+ *
+ * await runFromHost(); // never returns: the host exits with main's code
+ * ```
+ */
+export async function runFromHost(): Promise<void> {
   // The same environment on every runtime: redaction hides the values of
   // secret-looking variables, so it needs all of them.
   const env = hostEnvObject();
@@ -1227,10 +1241,15 @@ if (import.meta.main) {
     out: (text) => writeHost(1, text),
     err: (text) => writeHost(2, text),
     terminal,
-    lines: terminal ? undefined : stdinLines(stdinStream()),
+    // Read lazily: `mcp` and `run` never touch standard input through this.
+    lines: terminal ? undefined : stdinLines({
+      [Symbol.asyncIterator]: () => stdinStream()[Symbol.asyncIterator](),
+    }),
     env,
     name: env.BASHBOX_PROG || "bashbox",
     color: stdoutIsTerminal() && !env.NO_COLOR,
   });
   exitHost(code);
 }
+
+if (import.meta.main) await runFromHost();

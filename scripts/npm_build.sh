@@ -8,7 +8,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${1:?usage: npm_build.sh OUTDIR}
 cd "$root"
 export PATH="$root/.tools/node_modules/.bin:$PATH" DENO_NO_UPDATE_CHECK=1 NO_COLOR=1
-mapfile -t files < <(git ls-files '*.ts' | grep -Ev '^(tests|bench|scripts)/')
+# Tracked and new (not ignored) files: a build from a working tree with new
+# modules must not leave them out.
+mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.ts' | sort -u | grep -Ev '^(tests|bench|scripts)/')
 mkdir -p "$out"
 # JavaScript for every module (no type check: `deno check` does that).
 deno bundle --quiet --no-check --packages=external --inline-imports=false \
