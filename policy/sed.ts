@@ -156,9 +156,15 @@ function toEndOfLine(r: Reader): string {
   return text;
 }
 
+/**
+ * A label (of `:`, `b`, `t`, `T`) or `v`'s version: GNU sed 4.9 ends it at
+ * a blank as well as at `;` or a newline, and reads what follows the blank
+ * as the next command (`:x e cmd` runs cmd). It is ended here at `}` and
+ * `#` too, so that anything after it is read as commands.
+ */
 function label(r: Reader): void {
   r.blanks();
-  while (r.cur() !== undefined && r.cur() !== "\n" && r.cur() !== ";") r.i++;
+  while (r.cur() !== undefined && !/[\s;}#]/.test(r.cur()!)) r.i++;
 }
 
 function writeTarget(r: Reader, what: string): void {

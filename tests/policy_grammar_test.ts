@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { Policy } from "../mod.ts";
-import type { Decision } from "../policy/mod.ts";
+import { type Decision, sedScriptProblem } from "../policy/mod.ts";
 import { test } from "./_harness.ts";
 
 /** The commands some policy of `policies` allows (each with its policy). */
@@ -316,6 +316,32 @@ test("Policy custom allow-lists judge redirections that write", () => {
     new Policy({ default: "allow", deny: ["rm"] }).check("cat f > g").decision,
     "allow",
   );
+});
+
+test("sedScriptProblem() ends labels at a blank, as GNU sed does (:x e cmd runs cmd)", () => {
+  const labels = [":x", "bx", "b x", "tx", "t x", "Tx", "T x", "v 4.2"];
+  const blanks = [" ", "\t", "  "];
+  const commands = ["e id", "w out", "s/a/b/e", "s/a/b/w out", "W out"];
+  const scripts: string[] = [];
+  for (const l of labels) {
+    for (const b of blanks) for (const c of commands) scripts.push(l + b + c);
+  }
+  const missed = scripts.filter((s) => sedScriptProblem(s) === null);
+  deepEqual(missed, []);
+  deepEqual(
+    allowedOf(scripts.map((s) => `sed -n ${quote(s)} f`), READ_ONLY),
+    [],
+  );
+  // The usual idioms still read.
+  for (
+    const ok1 of [
+      ":a;N;$!ba;s/\\n/ /g",
+      ":a\nN\n$!ba",
+      "{:x;tx}",
+      ":x;tx#comment",
+      "b end;p;:end",
+    ]
+  ) deepEqual([ok1, sedScriptProblem(ok1)], [ok1, null]);
 });
 
 // --- False refusals --------------------------------------------------------
