@@ -366,6 +366,15 @@ class Walker {
     this.findings.push({ decision, reason });
   }
 
+  /**
+   * Arithmetic, subscripts and indirection evaluate a value an earlier call
+   * may have set, which can run any command: refused wherever rules guard
+   * (deny and ask rules included), like a command name from an expansion.
+   */
+  evaluated(decision: Decision, reason: string): void {
+    if (this.guarded) this.add(decision, reason);
+  }
+
   /** A structural problem: refused unless the policy allows everything. */
   refuse(decision: Decision, reason: string): void {
     if (this.strict) this.add(decision, reason);
@@ -452,13 +461,13 @@ class Walker {
       this.word(w, depth);
       const text = literal(w);
       if (text === "-v" || text === "-R") {
-        this.refuse("deny", `[[ ${text} ]] evaluates array subscripts`);
+        this.evaluated("deny", `[[ ${text} ]] evaluates array subscripts`);
       }
       if (text !== null && /^-(eq|ne|lt|le|gt|ge)$/.test(text)) {
         for (const side of [words[i - 1], words[i + 1]]) {
           const v = side ? literal(side) : null;
           if (v === null || !/^\s*[+-]?\d+\s*$/.test(v)) {
-            this.refuse(
+            this.evaluated(
               "deny",
               `[[ ${text} ]] evaluates its operands as arithmetic`,
             );
@@ -489,10 +498,13 @@ class Walker {
     if (!/^[\s0-9+\-*/%()<>=!&|^~?:,]*$/.test(plain)) {
       const name = /\$?\{?[A-Za-z_][A-Za-z0-9_]*|\$\S?/.exec(plain)?.[0] ??
         expr.trim();
-      this.refuse(
-        "ask",
-        `Arithmetic on ${name} evaluates its value as an expression, which can run a command (a value such as 'a[$(cmd)]' set by an earlier call)`,
-      );
+      // Any command may run through it: deny and ask rules are evaded too.
+      if (this.guarded) {
+        this.add(
+          "ask",
+          `Arithmetic on ${name} evaluates its value as an expression, which can run a command (a value such as 'a[$(cmd)]' set by an earlier call)`,
+        );
+      }
     }
   }
 
@@ -528,7 +540,7 @@ class Walker {
       this.refuse("deny", `Setting ${a.name} changes how commands run`);
     }
     if (a.index !== undefined && !/^\s*\d+\s*$/.test(a.index)) {
-      this.refuse(
+      this.evaluated(
         "ask",
         `The subscript of ${a.name}[${a.index}] is evaluated as arithmetic`,
       );
@@ -538,7 +550,7 @@ class Walker {
       this.word(w, depth);
       const sub = /^\[(.*?)\]\+?=/s.exec(w.text);
       if (w.text.startsWith("[") && !(sub && /^\s*\d+\s*$/.test(sub[1]))) {
-        this.refuse(
+        this.evaluated(
           "ask",
           `The subscript in ${a.name}=(${w.text}) is evaluated when assigned`,
         );
@@ -642,7 +654,7 @@ class Walker {
           );
         }
         if (op.startsWith("!")) {
-          this.refuse("ask", `\${!${part.name}} is an indirect expansion`);
+          this.evaluated("ask", `\${!${part.name}} is an indirect expansion`);
         }
         if (/^(\[[^\]]*\])?:?=/.test(op) && reservedName(part.name)) {
           this.add("deny", reservedReason(`\${${part.name}${op}}`));
@@ -655,7 +667,7 @@ class Walker {
         }
         const sub = /^\[([^\]]*)\]/.exec(op.replace(/^[!#]/, ""));
         if (sub && !/^(\s*\d+\s*|@|\*)$/.test(sub[1])) {
-          this.refuse(
+          this.evaluated(
             "ask",
             `The subscript [${sub[1]}] is evaluated as arithmetic`,
           );
@@ -666,7 +678,7 @@ class Walker {
           /^:?[-=?+]/.test(slice) === false && /^\s*:\s*[^-=?+]/.test(slice)
         ) {
           if (!/^:\s*-?\d+(\s*:\s*-?\d+)?$/.test(slice)) {
-            this.refuse(
+            this.evaluated(
               "ask",
               `The offset in \${${part.name}${op}} is arithmetic`,
             );
@@ -751,6 +763,10 @@ class Walker {
     }
     const base = basename(name);
     const args = argv.slice(1);
+    // let's words are arithmetic, whatever rule allows let.
+    if (base === "let") {
+      for (const a of args) this.arith(a.value ?? a.text, [], depth);
+    }
     const reserved = reservedWord(base, args);
     if (reserved && !reserved.unknown) {
       this.add("deny", reservedReason(`${base} ${reserved.text}`));

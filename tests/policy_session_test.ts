@@ -143,6 +143,15 @@ test("Policy refuses arithmetic on any variable, whatever its name looks like", 
   const commands = ARITH_NAMES.flatMap((n) => ARITH_CONTEXTS.map((f) => f(n)));
   ok(commands.length > 200, `${commands.length} variants`);
   deepEqual(allowedOf(commands), []);
+  // Any command may run through it, so deny rules ask too, and a rule that
+  // allows let does not allow what its arithmetic runs.
+  deepEqual(
+    allowedOf(commands.filter((c) => !c.startsWith("declare")), [
+      ["allowAll+deny", Policy.allowAll({ deny: ["rm"] })],
+      ["let", new Policy({ allow: ["let", "echo", "cat"], deny: ["rm"] })],
+    ]),
+    [],
+  );
   // The reason names the word.
   const r = Policy.readOnly().check("echo $((a))");
   ok(r.reason.includes("Arithmetic on a "), r.reason);
