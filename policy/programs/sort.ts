@@ -1,5 +1,12 @@
 /**
- * GNU coreutils `sort`: `-o` writes a file, `--compress-program` runs one, `-T` writes temporary files.
+ * GNU coreutils `sort`: `-o` writes a file, `--compress-program` runs one,
+ * `-T DIR` writes temporary files in a directory the command names.
+ *
+ * Temporary files in $TMPDIR, which sort removes before it exits, are not
+ * writes the read-only promise is about: sort makes them for any input
+ * larger than its buffer, so `-S SIZE` (a smaller buffer) is allowed, as is
+ * `tac` reading a pipe. The contained session gives $TMPDIR a scratch
+ * directory; $TMPDIR itself is never settable under a policy.
  *
  * @module
  */

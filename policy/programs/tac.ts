@@ -1,5 +1,7 @@
 /**
- * GNU coreutils `tac`.
+ * GNU coreutils `tac`. Reading a pipe it copies its input into a temporary
+ * file in $TMPDIR, removed before it exits: not a write the read-only promise
+ * is about (see `sort.ts`).
  *
  * @module
  */
