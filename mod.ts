@@ -35,6 +35,7 @@
 
 export type { Capture } from "./core/_capture.ts";
 export { SpawnError } from "./runtime/_runtime.ts";
+export { onHostSignal } from "./runtime/host.ts";
 export {
   DEFAULT_KILL_GRACE_MS,
   DEFAULT_TIMEOUT_MS,

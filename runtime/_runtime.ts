@@ -10,9 +10,10 @@
  * @module
  */
 
-import { hostEnv } from "./host.ts";
+import { appHandlesSignal, hostEnv } from "./host.ts";
 import { statSync } from "node:fs";
 import { GUARD_VARIABLE, Guardian } from "./_guardian.ts";
+import { markSweep, sessionSweep } from "./_sweep.ts";
 import type {
   GroupProcess,
   GroupSignal,
@@ -100,12 +101,21 @@ const HOST_SIGNAL_CODES: Record<HostSignal, number> = {
   SIGTERM: 143,
   SIGHUP: 129,
 };
-const signalHandlers = Object.fromEntries(
-  Object.entries(HOST_SIGNAL_CODES).map(([sig, code]) => [sig, () => {
+// Where the application listens for the signal itself, its shutdown runs
+// (answering calls in flight, removing its files) and the exit hook kills
+// what is left when the host exits: cleanup after the application's
+// shutdown, never instead of it. Otherwise the signal would end the host
+// with nothing run: everything is killed first, then the host exits with the
+// signal's code.
+const signalHandlers = {} as Record<HostSignal, () => void>;
+for (const [sig, code] of Object.entries(HOST_SIGNAL_CODES)) {
+  const handler = (): void => {
+    if (appHandlesSignal(sig, handler)) return;
     killAllSync();
     adapter?.exit(code);
-  }]),
-) as Record<HostSignal, () => void>;
+  };
+  signalHandlers[sig as HostSignal] = handler;
+}
 
 function setHooks(on: boolean): void {
   if (on === hooksInstalled) return;
@@ -274,61 +284,74 @@ export async function signalGroup(
 // (coreutils `timeout`, jobs under `set -m`) are found by their session id.
 
 /**
+ * True when sweeps must use `ps`, not `/proc` (the host's
+ * `BASHBOX_NO_PROC=1`, read once: the tests run the path macOS takes).
+ */
+const NO_PROC = readHostEnv("BASHBOX_NO_PROC") === "1";
+
+/**
  * bash that signals every live process of session `$1` whose process group is
  * not `$2`, with signal `$3`; for KILL it repeats while it finds any (children
- * forked meanwhile). It reads `/proc/<pid>/stat` (fields after the command
- * name: state, ppid, pgrp, session). Shared by the local and remote sides.
+ * forked meanwhile). `$4` is `gone` when the leader was already reaped (a
+ * process with its pid is then not the session's: nothing is signalled).
+ * With `/proc` it walks the leader's descendants; without, it lists with
+ * `ps` (see `_sweep.ts`). Shared by the local and remote sides.
  */
-export const SWEEP_SCRIPT = `s=$1 g=$2 sig=$3
-for r in 1 2 3 4 5 6; do
-  n=0
-  for d in /proc/[0-9]*; do
-    IFS= read -r l 2>/dev/null <"$d/stat" || continue
-    l=\${l##*) }
-    set -- $l
-    [ "$4" = "$s" ] && [ "$3" != "$g" ] && [ "$1" != Z ] &&
-      kill -s "$sig" "\${d#/proc/}" 2>/dev/null && n=$((n+1))
-  done
-  [ "$sig" = KILL ] && [ $n -gt 0 ] || break
-done
-:`;
+export const SWEEP_SCRIPT: string = sessionSweep(NO_PROC);
 
 /**
  * bash that signals every process whose environment holds
  * `BASHBOX_PROCESS=$1`, with signal `$2`; for KILL it repeats while it finds
  * any (children forked meanwhile). Shared by the local and remote sides.
  */
-export const MARK_SWEEP = `t=BASHBOX_PROCESS=$1 sig=$2
-for r in 1 2 3 4 5 6; do
-  n=0
-  for f in $(grep -lzxF -- "$t" /proc/[0-9]*/environ 2>/dev/null); do
-    p=\${f#/proc/}; p=\${p%/environ}
-    [ "$p" = "$$" ] && continue
-    kill -s "$sig" "$p" 2>/dev/null && n=$((n+1))
-  done
-  [ "$sig" = KILL ] && [ $n -gt 0 ] || break
-done
-:`;
+export const MARK_SWEEP: string = markSweep(NO_PROC);
+
+/** Options of {@linkcode signalSession}. */
+export interface SessionSweepOptions {
+  /** Process group left out (default 0: none). */
+  readonly exceptGroup?: number;
+  /** The bash that runs the sweep. */
+  readonly killer: string;
+  /**
+   * True when the session's leader (pid `sid`) has already been reaped: a
+   * process with that pid is then someone else's, and nothing is signalled
+   * (default false).
+   */
+  readonly leaderGone?: boolean;
+}
 
 function sweepArgs(
   sid: number,
   signal: GroupSignal,
   exceptGroup: number,
+  leaderGone = false,
 ): string[] {
-  const args = [String(sid), String(exceptGroup), signal.slice(3)];
+  const args = [
+    String(sid),
+    String(exceptGroup),
+    signal.slice(3),
+    leaderGone ? "gone" : "live",
+  ];
   return ["-c", SWEEP_SCRIPT, "bashbox-sweep", ...args];
 }
 
 /**
- * Signals every process of session `sid` outside process group `exceptGroup`
- * (0: none), through `killer` (a bash). A session that is gone is not an error.
+ * Signals every process of session `sid` outside process group
+ * `options.exceptGroup`, through `options.killer` (a bash). A session that
+ * is gone is not an error; one whose leader's pid now belongs to another
+ * process is not touched.
  */
 export async function signalSession(
   sid: number,
   signal: GroupSignal,
-  options: { exceptGroup?: number; killer: string },
+  options: SessionSweepOptions,
 ): Promise<void> {
-  const args = sweepArgs(sid, signal, options.exceptGroup ?? 0);
+  const args = sweepArgs(
+    sid,
+    signal,
+    options.exceptGroup ?? 0,
+    options.leaderGone,
+  );
   await runQuiet([options.killer, ...args]);
 }
 
@@ -443,19 +466,33 @@ function directoryExists(path: string): boolean {
   }
 }
 
-/** Signals group `pid` and the rest of session `pid`; never throws. */
-function killSession(
+/**
+ * Signals group `pid` and the rest of session `pid`; never throws.
+ * `reaped()` tells whether the leader `pid` was reaped: then the number may
+ * belong to another process, so no group signal goes out by number and the
+ * sweep checks the leader before it signals anything. SIGKILL goes to the
+ * group after the sweep: the sweep walks the live leader's descendants
+ * (killing the leader first would send it through a scan of every process).
+ */
+async function killSession(
   pid: number,
   signal: GroupSignal,
   killer: string,
+  reaped: () => boolean,
 ): Promise<void> {
-  return Promise.all([
+  if (reaped()) {
+    await signalSession(pid, signal, { killer, leaderGone: true });
+    return;
+  }
+  if (signal === "SIGKILL") {
+    await signalSession(pid, signal, { killer });
+    if (!reaped()) await signalGroup(pid, signal, killer).catch(() => {});
+    return;
+  }
+  await Promise.all([
     signalGroup(pid, signal, killer).catch(() => {}),
-    signalSession(pid, signal, {
-      exceptGroup: signal === "SIGKILL" ? 0 : pid,
-      killer,
-    }),
-  ]).then(() => {});
+    signalSession(pid, signal, { exceptGroup: pid, killer }),
+  ]);
 }
 
 /**
@@ -472,15 +509,21 @@ export function spawnGroup(
     );
   }
   const killer = options.killer ?? "bash";
+  let reaped = false;
   const proc = adapter.spawn(argv, {
     ...options,
     env: guardedEnv(options.env, options.clearEnv),
     describe: (error) => describeSpawnError(argv, options, error),
     killGroup: (pid, signal) => signalGroup(pid, signal, killer),
-    killSession: (pid, signal) => killSession(pid, signal, killer),
+    killSession: (pid, signal) =>
+      killSession(pid, signal, killer, () => reaped),
   });
   track(proc.pid, killer);
-  proc.status.then(() => untrack(proc.pid), () => untrack(proc.pid));
+  const ended = () => {
+    reaped = true;
+    untrack(proc.pid);
+  };
+  proc.status.then(ended, ended);
   return proc;
 }
 

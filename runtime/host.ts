@@ -123,10 +123,46 @@ export function exitHost(code: number): never {
   throw new Error("unreachable");
 }
 
-/** Runs `listener` at each of the host's `signal`s (SIGINT, SIGTERM, ...). */
+/** Listeners added through {@linkcode onHostSignal}, by signal. */
+const appListeners = new Map<string, number>();
+
+/**
+ * Runs `listener` at each of the host's `signal`s (SIGINT, SIGTERM, ...).
+ * The application then owns that signal: bashbox's own handler, which
+ * otherwise kills every shell and exits, leaves the shutdown to it (and
+ * kills what is left when the host exits).
+ *
+ * @example
+ * ```ts ignore
+ * import { BashSession, onHostSignal } from "@bashbox/core";
+ *
+ * const session = new BashSession();
+ * onHostSignal("SIGTERM", async () => {
+ *   await session.close(); // the application's own shutdown runs first
+ *   Deno.exit(0);
+ * });
+ * ```
+ */
 export function onHostSignal(signal: string, listener: () => void): void {
   if (DenoNs) DenoNs.addSignalListener(signal, listener);
   else g.process.on(signal, listener);
+  appListeners.set(signal, (appListeners.get(signal) ?? 0) + 1);
+}
+
+/**
+ * Whether the application listens for `signal` itself: through
+ * {@linkcode onHostSignal}, or `process.on` (any listener but `own`; Deno's
+ * `process` too). (A listener added with `Deno.addSignalListener` directly
+ * cannot be seen.)
+ */
+export function appHandlesSignal(signal: string, own: () => void): boolean {
+  if ((appListeners.get(signal) ?? 0) > 0) return true;
+  try {
+    if (typeof g.process?.listeners !== "function") return false;
+    return g.process.listeners(signal).some((l: unknown) => l !== own);
+  } catch {
+    return false;
+  }
 }
 
 /** Lets the host exit while `timer` is pending. */

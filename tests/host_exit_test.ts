@@ -34,6 +34,28 @@ for (const signal of ["TERM", "INT", "HUP"]) {
   });
 }
 
+for (const mode of ["own", "own-process"]) {
+  test(`onHostSignal(): an application that handles SIGTERM itself (${mode}) shuts down first, then nothing is left`, async () => {
+    const mark = marker();
+    const r = await exec(
+      `${run} "$MARK" ${mode} > "$OUT" & host=$!
+       for i in $(seq 200); do grep -q ready "$OUT" 2>/dev/null && break; sleep 0.05; done
+       kill -TERM $host; wait $host; echo "host exit $?"; cat "$OUT"; rm -f "$OUT"`,
+      {
+        env: {
+          BIN: bin,
+          FIXTURE: fixture,
+          MARK: mark,
+          OUT: `/tmp/bashbox-host-${mark}`,
+        },
+        timeoutMs: 30_000,
+      },
+    );
+    match(r.stdout.text, /host exit 7\nready\napp shutdown\n/, r.stderr.text);
+    equal((await gone(mark)).length, 0);
+  });
+}
+
 test("spawnGroup() kills the session's group when the host exits without closing it", async () => {
   const mark = marker();
   const r = await exec(`${run} "$MARK" exit`, {

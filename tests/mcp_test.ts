@@ -8,7 +8,14 @@
 
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import process from "node:process";
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -711,62 +718,82 @@ test("BashMcp over HTTP: a client negotiating the protocol version (mode auto) f
 });
 
 test(
-  "bashbox mcp --http: serves until SIGTERM, then leaves nothing running",
+  "bashbox mcp --http: SIGTERM with a call in flight answers it, leaves nothing running or on disk, and exits 0",
   async () => {
     // deno-lint-ignore no-explicit-any
     const g = globalThis as any;
     const exe = runtime === "deno" ? g.Deno.execPath() : g.process.execPath;
-    const run = runtime === "deno"
-      ? `exec "$EXE" run --quiet --allow-run=bash --allow-read --allow-write --allow-env --allow-net=127.0.0.1 cli/main.ts mcp --http --port 0 --policy readonly`
-      : `exec "$EXE" cli/main.ts mcp --http --port 0 --policy readonly`;
+    const server = runtime === "deno"
+      ? `"$EXE" run --quiet --allow-run=bash --allow-read --allow-write --allow-env --allow-net=127.0.0.1 cli/main.ts mcp --http --port 0 --policy readonly --max-output 2000`
+      : `"$EXE" cli/main.ts mcp --http --port 0 --policy readonly --max-output 2000`;
+    // A bash between reports the server's own exit status (Deno's
+    // node:child_process reports a child it signalled as ended by the
+    // signal, whatever its status).
+    const run =
+      `${server} </dev/null & echo "server-pid=$!" >&2; trap '' TERM; wait $!; echo "server-exit=$?" >&2`;
+    // The server's own temp dir: its spill folders must be gone at exit.
+    const tmp = mkdtempSync(join(tmpdir(), "bashbox-mcp-term-"));
     const child = spawn("bash", ["-c", run], {
       cwd: root,
       env: {
         EXE: exe,
         PATH: g.Deno ? g.Deno.env.get("PATH") : g.process.env.PATH,
         NO_COLOR: "1",
+        TMPDIR: tmp,
       },
       stdio: ["ignore", "ignore", "pipe"],
     });
     let stderr = "";
-    const exited = new Promise<number | string | null>((resolve) =>
-      child.on(
-        "exit",
-        (code: number | null, signal: string | null) => resolve(code ?? signal),
-      )
-    );
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(stderr)), 20_000);
-      child.stderr!.on("data", (chunk: Uint8Array) => {
-        stderr += new TextDecoder().decode(chunk);
-        const m = /serving MCP at (\S+)/.exec(stderr);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]);
-        }
-      });
-    });
-    const mark = marker();
-    const client = await connect(url);
+    const exited = new Promise<void>((resolve) => child.on("exit", resolve));
     try {
-      const refused = await bash(client, "rm -rf /tmp/nothing-here");
-      equal(refused.isError, true);
-      match(refused.text, /refused by policy/);
-      await bash(client, `sleep ${mark} &`);
-      ok((await started(mark)).length > 0);
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(stderr)), 20_000);
+        child.stderr!.on("data", (chunk: Uint8Array) => {
+          stderr += new TextDecoder().decode(chunk);
+          const m = /serving MCP at (\S+)/.exec(stderr);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]);
+          }
+        });
+      });
+      const mark = marker();
+      const client = await connect(url);
+      let answer: { isError?: boolean; text: string } | Error;
+      try {
+        const refused = await bash(client, "rm -rf /tmp/nothing-here");
+        equal(refused.isError, true);
+        match(refused.text, /refused by policy/);
+        // A cut output leaves a spill file in the server's temp dir.
+        match((await bash(client, "seq 1 20000")).text, /Exit code 0/);
+        await bash(client, `sleep ${mark} &`);
+        const pending = bash(client, `sleep ${mark}`).catch((e) => e as Error);
+        let running = await alive(mark);
+        for (let i = 0; i < 150 && running.length < 2; i++) {
+          await new Promise((r) => setTimeout(r, 20));
+          running = await alive(mark);
+        }
+        equal(running.length, 2, "the background job and the call in flight");
+        const pid = Number(/server-pid=(\d+)/.exec(stderr)?.[1]);
+        ok(pid > 0, stderr);
+        process.kill(pid, "SIGTERM");
+        answer = await pending;
+      } finally {
+        await client.close().catch(() => {});
+      }
+      // The call in flight got an answer, not the client's time limit.
+      ok(!(answer instanceof Error), `no answer: ${answer}`);
+      equal(answer.isError, true);
+      match(answer.text, /^(ABORTED|CLOSED)/);
+      await exited;
+      deepEqual(await gone(mark), []);
+      match(stderr, /server-exit=0\n/, stderr);
+      match(stderr, /shutting down/);
+      deepEqual(readdirSync(tmp), [], "nothing left in the server's temp dir");
     } finally {
-      await client.close();
-      child.kill("SIGTERM");
+      if (child.exitCode === null) child.kill("SIGKILL");
+      rmSync(tmp, { recursive: true, force: true });
     }
-    // 0 after a graceful close; 143 when the library's own SIGTERM hook,
-    // which kills every live shell first, ends the process.
-    const code = await exited;
-    deepEqual(await gone(mark), []);
-    // (Deno's node:child_process reports exit status 143 as the signal.)
-    ok(
-      code === 0 || code === 143 || code === "SIGTERM",
-      `exit code ${code}: ${stderr}`,
-    );
   },
   { timeoutMs: 60_000 },
 );
