@@ -19,6 +19,10 @@
 
 import { unrefTimer } from "../runtime/host.ts";
 import { BashSession, type RunOptions, type SessionResult } from "./session.ts";
+import type { StateJournal } from "./_journal.ts";
+
+/** Most bytes of state journals the pool keeps for closed conversations, in all (oldest dropped first). */
+const POOL_JOURNAL_BYTES = 64 * 1024 * 1024;
 
 export type * from "./_session_types.ts";
 
@@ -112,6 +116,14 @@ export class SessionPool {
   readonly #entries = new Map<string, Entry>();
   /** Conversations whose shell the pool closed, oldest first (bounded). */
   readonly #lost = new Set<string>();
+  /**
+   * The state journals of those conversations (see `restoreState`), replayed
+   * into their next shell: at most `JOURNAL_MAX_BYTES` (1 MiB) each, for as
+   * many conversations as `#lost` holds, and {@linkcode POOL_JOURNAL_BYTES}
+   * in all.
+   */
+  readonly #journals = new Map<string, StateJournal>();
+  #journalBytes = 0;
   readonly #lostCap: number;
   /** Sessions created and not yet closed (held or being closed). */
   #live = 0;
@@ -227,7 +239,7 @@ export class SessionPool {
         // Closed by its holder: the state is gone all the same.
         this.#drop(entry);
         this.#live--;
-        this.#markLost(id);
+        this.#markLost(id, entry.session);
       }
       if (this.#live < this.#max) break;
       const victim = this.#leastRecentlyUsedIdle();
@@ -235,7 +247,7 @@ export class SessionPool {
         // The victim's slot passes to this caller: nobody else can take it
         // while the victim's shell is being killed.
         this.#drop(victim);
-        this.#markLost(victim.id);
+        this.#markLost(victim.id, victim.session);
         await victim.session.close().catch(() => {});
         if (this.#closed) {
           this.#live--;
@@ -255,6 +267,9 @@ export class SessionPool {
     }
     const session = this.#factory(id);
     const pendingRestart = this.#lost.delete(id);
+    const journal = this.#journals.get(id);
+    this.#forgetJournal(id);
+    if (journal !== undefined) session.resume(journal);
     const created: Entry = { id, session, leases: 1, pendingRestart };
     this.#live++;
     this.#entries.set(id, created);
@@ -311,6 +326,7 @@ export class SessionPool {
    */
   async end(id: string): Promise<void> {
     this.#lost.delete(id);
+    this.#forgetJournal(id);
     const entry = this.#entries.get(id);
     if (!entry) return;
     this.#drop(entry);
@@ -380,17 +396,35 @@ export class SessionPool {
     };
   }
 
-  #markLost(id: string): void {
+  #markLost(id: string, session: BashSession): void {
     this.#lost.delete(id);
     this.#lost.add(id);
-    if (this.#lost.size > this.#lostCap) {
-      this.#lost.delete(this.#lost.values().next().value!);
+    this.#forgetJournal(id);
+    const journal = session.journal;
+    if (journal !== undefined) {
+      this.#journals.set(id, journal);
+      this.#journalBytes += journal.bytes;
     }
+    if (this.#lost.size > this.#lostCap) {
+      const oldest = this.#lost.values().next().value!;
+      this.#lost.delete(oldest);
+      this.#forgetJournal(oldest);
+    }
+    while (this.#journalBytes > POOL_JOURNAL_BYTES) {
+      this.#forgetJournal(this.#journals.keys().next().value!);
+    }
+  }
+
+  #forgetJournal(id: string): void {
+    const journal = this.#journals.get(id);
+    if (journal === undefined) return;
+    this.#journals.delete(id);
+    this.#journalBytes -= journal.bytes;
   }
 
   #evict(entry: Entry): void {
     this.#drop(entry);
-    this.#markLost(entry.id);
+    this.#markLost(entry.id, entry.session);
     this.#closeSession(entry.session);
   }
 

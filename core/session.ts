@@ -78,10 +78,22 @@ import {
   type SpawnProcessOptions,
 } from "./processes.ts";
 import { bwrapArgv, bwrapChildPid, type Sandbox } from "./sandbox.ts";
+import {
+  bytesToBinary,
+  dumpCommand,
+  knownNames,
+  mayChangeState,
+  parseDump,
+  replayCommand,
+  type RestoredState,
+  type Snapshot,
+  StateJournal,
+} from "./_journal.ts";
 
 export type { Capture } from "./_capture.ts";
 export type { Limits } from "../shell/limits.ts";
 export type { Sandbox } from "./sandbox.ts";
+export type { RestoredState, StateJournal } from "./_journal.ts";
 export type { Transport };
 export type {
   BackgroundProcess,
@@ -139,6 +151,19 @@ export interface BashSessionOptions {
    * to the remote shell.
    */
   transport?: Transport;
+  /**
+   * Keep a journal of the shell's state (working directory, directory
+   * stack, variables, functions, aliases, `set`/`shopt` options, umask,
+   * limits) and replay it into the fresh shell that replaces one that died
+   * (`exit`, `exec`, a kill, a deadline that escalated, a crash; the pool's
+   * eviction and idle close). Default true. The journal is taken by one
+   * hidden call of builtins after a command that may change the state
+   * (`cd`, `export`, an assignment, a definition), never after `ls` or
+   * `git`; a result whose shell was replaced says in `restored` what came
+   * back and what did not. An explicit {@linkcode BashSession.restart}
+   * clears it.
+   */
+  restoreState?: boolean;
 }
 
 /** Options for one {@linkcode BashSession.run} call. */
@@ -183,6 +208,12 @@ export interface SessionResult {
   durationMs: number;
   /** With `onTimeout: "background"`: the process still running at the deadline. */
   background?: BackgroundProcess;
+  /**
+   * Set when a fresh shell replaced one that died and the journal was
+   * replayed into it (see `restoreState`): what came back, what failed and
+   * what is never kept.
+   */
+  restored?: RestoredState;
 }
 
 const encoder = new TextEncoder();
@@ -497,6 +528,13 @@ export class BashSession {
   #idleWaiters: (() => void)[] = [];
   #cwd = "";
   #initialCwd = "";
+  /** The state the next fresh shell is brought back to (see _journal.ts). */
+  #journal: Snapshot | null = null;
+  /** The shell the journal describes (a different one needs the replay). */
+  #journalShell: Shell | null = null;
+  /** A fresh shell's state, what a replay is the difference from. */
+  #baseline: Snapshot | null = null;
+  #known = knownNames(null);
 
   /** Checks the options; the shell itself starts on the first run. */
   constructor(options: BashSessionOptions = {}) {
@@ -566,6 +604,15 @@ export class BashSession {
       }
     }
     if (options.limits !== undefined) limitsScript(options.limits);
+    if (
+      options.restoreState !== undefined &&
+      typeof options.restoreState !== "boolean"
+    ) {
+      throw new TypeError(
+        `Expected restoreState to be true or false, got ${typeof options
+          .restoreState}`,
+      );
+    }
     this.#options = { ...options };
   }
 
@@ -699,6 +746,8 @@ export class BashSession {
    */
   async restart(): Promise<void> {
     this.#assertOpen();
+    this.#journal = null;
+    this.#known = knownNames(null);
     await this.#killShellAndProcesses();
     const started = this.#queue.then(() => this.#ensureShell());
     this.#queue = started.catch(() => {});
@@ -851,6 +900,7 @@ export class BashSession {
       this.#shell.exitStatus !== null &&
       !this.#shell.killed;
     const shell = await this.#ensureShell();
+    let restored = await this.#restoreInto(shell);
     const started = performance.now();
     const out = new CaptureBuffer(this.#headBytes, this.#tailBytes);
     const err = shell.separate
@@ -910,6 +960,10 @@ export class BashSession {
     if (frame.kind === "done" && !escalated) {
       exitCode = frame.status;
       if (frame.cwd !== "") this.#cwd = frame.cwd;
+      if (
+        this.#options.restoreState !== false &&
+        mayChangeState(command, this.#known)
+      ) await this.#takeJournal(shell);
     } else if (frame.kind === "done") {
       // The command ended just as the escalation went out: the shell may be
       // dying. Say so now rather than with the next command.
@@ -928,6 +982,13 @@ export class BashSession {
       restarted = true;
       this.#cwd = this.#initialCwd;
     }
+    if (restarted && restored === undefined && this.#journal !== null) {
+      // The fresh shell is brought back now, so that this result says so.
+      restored = await this.#ensureShell().then(
+        (fresh) => this.#restoreInto(fresh),
+        () => undefined,
+      );
+    }
     const result: SessionResult = {
       output: out.finish(),
       ...(err ? { stderr: err.finish() } : {}),
@@ -938,11 +999,97 @@ export class BashSession {
       restarted,
       cwd: this.#cwd,
       durationMs: performance.now() - started,
+      ...(restored ? { restored } : {}),
     };
     if (onOutput.error() !== undefined) {
       throw new OutputCallbackError(result, onOutput.error());
     }
     return result;
+  }
+
+  // -------------------------------------------------------------------------
+  // The state journal (_journal.ts).
+
+  /**
+   * The journal of the shell's state (undefined before a command changed
+   * it, or with `restoreState: false`): what the pool keeps of a
+   * conversation whose shell it closes, at most `JOURNAL_MAX_BYTES` (1 MiB).
+   */
+  get journal(): StateJournal | undefined {
+    return this.#journal ? new StateJournal(this.#journal) : undefined;
+  }
+
+  /**
+   * Takes `journal` (from another session's {@linkcode journal}) as this
+   * session's: the next command first brings its fresh shell back to it.
+   * Does nothing with `restoreState: false`.
+   */
+  resume(journal: StateJournal): void {
+    this.#assertOpen();
+    if (this.#options.restoreState === false) return;
+    this.#journal = journal.snapshot;
+    this.#known = knownNames(journal.snapshot);
+    this.#journalShell = null;
+  }
+
+  /**
+   * One call of the framing's own, not the user's: its output goes nowhere
+   * but the returned text (one character per byte), and `$?` is handed on
+   * to the next command as if it had not run. Null when the shell died.
+   */
+  async #hidden(
+    shell: Shell,
+    command: string,
+  ): Promise<{ text: string; cwd: string } | null> {
+    const chunks: Uint8Array[] = [];
+    const status = shell.lastStatus;
+    // (No deadline of its own: builtins only, nothing of the user's runs,
+    // and a loaded host may take seconds; close() and kills still end it.)
+    try {
+      const frame = await shell.send("", command, {
+        out: (b) => chunks.push(b.slice()),
+        err: () => {},
+      });
+      if (frame.kind !== "done") return null;
+      return { text: bytesToBinary(chunks), cwd: frame.cwd };
+    } finally {
+      shell.lastStatus = status;
+    }
+  }
+
+  async #dump(shell: Shell): Promise<Snapshot | null> {
+    const mark = randomId();
+    const out = await this.#hidden(shell, dumpCommand(mark));
+    return out ? parseDump(out.text, mark) : null;
+  }
+
+  async #takeJournal(shell: Shell): Promise<void> {
+    const snapshot = await this.#dump(shell);
+    if (snapshot === null) return;
+    this.#journal = snapshot;
+    this.#journalShell = shell;
+    this.#known = knownNames(snapshot);
+  }
+
+  /** Replays the journal into `shell` when it is not the one it describes. */
+  async #restoreInto(shell: Shell): Promise<RestoredState | undefined> {
+    if (this.#options.restoreState === false) return undefined;
+    if (this.#journalShell === shell) return undefined;
+    this.#journalShell = shell;
+    const journal = this.#journal;
+    if (journal === null) return undefined;
+    this.#baseline ??= await this.#dump(shell);
+    if (this.#baseline === null) return undefined;
+    const mark = randomId();
+    const replay = replayCommand(journal, this.#baseline, mark);
+    const out = await this.#hidden(shell, replay.command);
+    const { restored, snapshot } = replay.read(out?.text ?? "", mark);
+    if (snapshot !== null) {
+      this.#journal = snapshot;
+      this.#known = knownNames(snapshot);
+    }
+    if (out && out.cwd !== "") this.#cwd = out.cwd;
+    return restored;
   }
 
   // -------------------------------------------------------------------------

@@ -35,6 +35,52 @@ export interface FormattableResult {
   readonly restarted?: boolean;
   /** Working directory after the command. */
   readonly cwd?: string;
+  /** What a replay of the state journal brought back into the fresh shell. */
+  readonly restored?: RestoredLike;
+}
+
+/** The parts of a session's `restored` that {@linkcode formatResult} reads. */
+export interface RestoredLike {
+  readonly cwd?: string;
+  readonly variables: readonly string[];
+  readonly functions: readonly string[];
+  readonly aliases: readonly string[];
+  readonly options: readonly string[];
+  readonly other: readonly string[];
+  readonly failed: readonly string[];
+  readonly lost: readonly string[];
+}
+
+/** Most names listed per kind in the restore line. */
+const RESTORED_NAMES = 20;
+
+/**
+ * The line that tells the model its state came back after a restart: what
+ * was restored, what could not be, and what is never kept.
+ */
+function describeRestored(r: RestoredLike): string {
+  const names = (kind: string, list: readonly string[]) => {
+    if (list.length === 0) return [];
+    const shown = list.slice(0, RESTORED_NAMES).join(", ");
+    const more = list.length > RESTORED_NAMES
+      ? ` and ${list.length - RESTORED_NAMES} more`
+      : "";
+    return [`${kind} ${shown}${more}`];
+  };
+  const parts = [
+    ...(r.cwd !== undefined ? [`working directory ${r.cwd}`] : []),
+    ...names(r.variables.length === 1 ? "variable" : "variables", r.variables),
+    ...names(r.functions.length === 1 ? "function" : "functions", r.functions),
+    ...names(r.aliases.length === 1 ? "alias" : "aliases", r.aliases),
+    ...names(r.options.length === 1 ? "option" : "options", r.options),
+    ...r.other,
+  ];
+  let line = parts.length > 0
+    ? `The shell was restarted and its state restored: ${parts.join("; ")}.`
+    : "The shell was restarted; its state was the start state, nothing to restore.";
+  if (r.failed.length > 0) line += ` Not restored: ${r.failed.join("; ")}.`;
+  if (r.lost.length > 0) line += ` Lost: ${r.lost.join(", ")}.`;
+  return line;
 }
 
 /** Options for {@linkcode formatResult}. */
@@ -440,7 +486,10 @@ export function formatResult(
       ? "CLOSED: the session was closed while the command ran, and the command was stopped"
       : describeStatus(result, options.timeoutMs),
   ];
-  if (result.restarted && !options.closed) {
+  if (result.restarted && !options.closed && result.restored) {
+    const line = describeRestored(result.restored);
+    lines.push(options.redact ? options.redact(line) : line);
+  } else if (result.restarted && !options.closed) {
     lines.push(
       "The shell was restarted: its state (working directory, variables, functions, background jobs) was lost.",
     );

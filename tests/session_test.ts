@@ -122,8 +122,10 @@ test("BashSession.run() notices shell death at once and restarts", async () => {
     equal(r.exitCode, code, command);
     equal(r.restarted, true, command);
     equal(r.timedOut, false, command);
+    // The state journal brought the variable back (see journal_test.ts).
     const next = await s.run("echo ${BB_STATE:-fresh}");
-    equal(next.output.text, "fresh\n", command);
+    equal(next.output.text, "1\n", command);
+    ok(r.restored?.variables.includes("BB_STATE"), command);
     equal(next.restarted, false);
   }
 });
@@ -138,7 +140,7 @@ test("BashSession.run() recovers from a kill of the shell from outside", async (
   await killer.close();
   await new Promise((r) => setTimeout(r, 50));
   const r = await s.run("echo ${BB_STATE:-fresh}");
-  equal(r.output.text, "fresh\n");
+  equal(r.output.text, "1\n"); // restored from the state journal
   equal(r.restarted, true);
   equal((await s.run("echo again")).restarted, false);
 });
