@@ -572,7 +572,19 @@ export class BashMcp {
       request: Request,
       gone: (listener: () => void) => void,
     ): Promise<Response> => {
-      const url = new URL(request.url);
+      let url: URL;
+      try {
+        url = new URL(request.url);
+      } catch {
+        // (Deno hands on a Host with a blank; the URL it makes is no URL.)
+        return rpcError(
+          400,
+          -32000,
+          `Bad request: expected a valid Host header and path, got ${
+            JSON.stringify(request.url.slice(0, 200))
+          }`,
+        );
+      }
       if (url.pathname !== "/mcp") {
         return rpcError(
           404,
@@ -791,7 +803,14 @@ export class BashMcp {
     };
 
     const served = await serveFetch(
-      { hostname: host, port, maxBodyBytes: maxBody * 2 + (1 << 20) },
+      {
+        hostname: host,
+        port,
+        // Bun's own limit answers an empty 413 before the handler sees the
+        // request: kept well above the handler's, so that a body over the
+        // limit gets the JSON-RPC error (up to 64 MiB at least).
+        maxBodyBytes: Math.max(maxBody * 2 + (1 << 20), 64 << 20),
+      },
       wrapped,
     );
     const bound = served.port;
