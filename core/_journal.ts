@@ -106,36 +106,6 @@ export class StateJournal {
 // ---------------------------------------------------------------------------
 // Which commands may change the state.
 
-/** Builtins (and keywords run as commands) that may change what a journal holds. */
-const STATE_BUILTINS = new Set([
-  "cd",
-  "pushd",
-  "popd",
-  "dirs",
-  "export",
-  "declare",
-  "typeset",
-  "local",
-  "readonly",
-  "unset",
-  "alias",
-  "unalias",
-  "source",
-  ".",
-  "eval",
-  "set",
-  "shopt",
-  "umask",
-  "ulimit",
-  "exec",
-  "let",
-  "read",
-  "readarray",
-  "mapfile",
-  "getopts",
-  "enable",
-  "trap",
-]);
 /** Special builtins: an assignment before one may persist (posix mode). */
 const SPECIAL_BUILTINS = new Set([
   ":",
@@ -158,68 +128,162 @@ export function mayChangeState(
   command: string,
   known: { functions: ReadonlySet<string>; aliases: ReadonlySet<string> },
 ): boolean {
+  return changedSections(command, known) !== "";
+}
+
+/**
+ * Which parts of the state `command` may change, as the dump's section
+ * letters (see {@linkcode dumpCommand}): "" for none, every section when it
+ * cannot be told (a user's function or alias, `source`, `eval`, a name known
+ * only at run time, text the parser cannot read). Only those sections are
+ * taken again after it: a \`cd\` costs a look at the directory and two
+ * variables, not the whole state.
+ */
+export function changedSections(
+  command: string,
+  known: { functions: ReadonlySet<string>; aliases: ReadonlySet<string> },
+): string {
   let body: Statement[];
   try {
     body = parse(command).body;
   } catch {
-    return true;
+    return SECTIONS;
   }
-  return body.some((s) => changes(s.command, known));
+  return union(body.map((s) => sectionsOf(s.command, known)));
 }
 
-function changes(
+/** The letters of every part, once each, in the dump's order. */
+function union(parts: readonly string[]): string {
+  const all = parts.join("");
+  return [...SECTIONS].filter((l) => all.includes(l)).join("");
+}
+
+/** What a builtin's words may change; undefined: not a state builtin. */
+function builtinSections(name: string, words: readonly string[]):
+  | string
+  | undefined {
+  const flags = words.filter((w) => /^[-+][A-Za-z]/.test(w)).join("");
+  const functions = /f|F/.test(flags);
+  switch (name) {
+    case "cd":
+    case "pushd":
+    case "popd":
+      return "VD";
+    case "dirs":
+      return "D";
+    case "export":
+    case "declare":
+    case "typeset":
+    case "local":
+    case "readonly":
+      return functions ? "VFG" : "V";
+    case "unset":
+      return /f/.test(flags) ? "FG" : /v/.test(flags) ? "V" : "VFG";
+    case "alias":
+    case "unalias":
+      return "A";
+    case "set":
+    case "shopt":
+      return "O";
+    case "umask":
+      return "U";
+    case "ulimit":
+      return "SH";
+    case "let":
+    case "read":
+    case "readarray":
+    case "mapfile":
+    case "getopts":
+      return "V";
+    case "source":
+    case ".":
+    case "eval":
+    case "exec":
+    case "enable":
+    case "trap":
+      return SECTIONS;
+    default:
+      return undefined;
+  }
+}
+
+function sectionsOf(
   c: Statement["command"],
   known: { functions: ReadonlySet<string>; aliases: ReadonlySet<string> },
-): boolean {
-  const list = (b: Statement[]) => b.some((s) => changes(s.command, known));
+): string {
+  const list = (b: Statement[]) =>
+    union(b.map((s) => sectionsOf(s.command, known)));
   const redirects = (rs: { fd?: string; target: Word }[]) =>
-    rs.some((r) => r.fd?.startsWith("{") || wordChanges(r.target));
+    rs.some((r) => r.fd?.startsWith("{") || wordChanges(r.target)) ? "V" : "";
   switch (c.type) {
     case "Simple": {
-      if (redirects(c.redirects)) return true;
-      if (c.words.some(wordChanges)) return true;
-      if (c.assigns.some((a) => a.value && wordChanges(a.value))) return true;
-      if (c.words.length === 0) return c.assigns.length > 0;
+      const own = union([
+        redirects(c.redirects),
+        c.words.some(wordChanges) ? "V" : "",
+        c.assigns.some((a) => a.value && wordChanges(a.value)) ? "V" : "",
+      ]);
+      if (c.words.length === 0) {
+        return c.assigns.length > 0 ? union([own, "V"]) : own;
+      }
+      if (known.aliases.has(c.words[0].text)) return SECTIONS;
       let i = 0;
       let name = literal(c.words[0]);
       while (name === "builtin" || name === "command") {
         i++;
         while (i < c.words.length && c.words[i].text.startsWith("-")) i++;
-        if (i >= c.words.length) return false;
+        if (i >= c.words.length) return own;
         name = literal(c.words[i]);
       }
-      if (name === null) return true;
-      if (STATE_BUILTINS.has(name)) return true;
-      if (known.functions.has(name) || known.aliases.has(name)) return true;
-      if (known.aliases.has(c.words[0].text)) return true;
-      if (name === "printf") return c.words.some((w) => w.text === "-v");
-      return c.assigns.length > 0 && SPECIAL_BUILTINS.has(name);
+      if (name === null) return SECTIONS;
+      if (known.functions.has(name) || known.aliases.has(name)) {
+        return SECTIONS;
+      }
+      const words = c.words.slice(i + 1).map((w) => literal(w) ?? "-fv");
+      const state = builtinSections(name, words);
+      if (state !== undefined) return union([own, state]);
+      if (name === "printf" && c.words.some((w) => w.text === "-v")) {
+        return union([own, "V"]);
+      }
+      return c.assigns.length > 0 && SPECIAL_BUILTINS.has(name)
+        ? union([own, "V"])
+        : own;
     }
     case "Pipeline":
-      return c.commands.some((x) => changes(x, known));
+      return union(c.commands.map((x) => sectionsOf(x, known)));
     case "Logical":
-      return changes(c.left, known) || changes(c.right, known);
+      return union([sectionsOf(c.left, known), sectionsOf(c.right, known)]);
     case "Subshell":
-      return false;
+      return "";
     case "Group":
-      return redirects(c.redirects) || list(c.body);
+      return union([redirects(c.redirects), list(c.body)]);
     case "If":
-      return redirects(c.redirects) ||
-        c.clauses.some((k) => list(k.cond) || list(k.body)) ||
-        (c.otherwise !== undefined && list(c.otherwise));
+      return union([
+        redirects(c.redirects),
+        ...c.clauses.map((k) => union([list(k.cond), list(k.body)])),
+        c.otherwise !== undefined ? list(c.otherwise) : "",
+      ]);
     case "Loop":
-      return redirects(c.redirects) || list(c.cond) || list(c.body);
+      return union([redirects(c.redirects), list(c.cond), list(c.body)]);
+    case "For":
+      return union([redirects(c.redirects), "V", list(c.body)]);
     case "Case":
-      return redirects(c.redirects) || wordChanges(c.word) ||
-        c.items.some((k) => list(k.body));
+      return union([
+        redirects(c.redirects),
+        wordChanges(c.word) ? "V" : "",
+        ...c.items.map((k) => list(k.body)),
+      ]);
     case "Test":
-      return redirects(c.redirects) || c.words.some(wordChanges);
+      return union([
+        redirects(c.redirects),
+        c.words.some(wordChanges) ? "V" : "",
+      ]);
     case "ArithCmd":
-      return /=|\+\+|--/.test(c.expr) || c.inner.some(wordChanges);
+      return /=|\+\+|--/.test(c.expr) || c.inner.some(wordChanges) ? "V" : "";
+    case "Function":
+      return "FG";
     default:
-      // for/select (the loop variable), (( ; ; )), function definitions,
-      // coproc: they do.
-      return true;
+      // (( ; ; )), coproc: anything.
+      return SECTIONS;
   }
 }
 
@@ -295,7 +359,8 @@ const FRAMING_OPTIONS = new Set([
   "shopt:progcomp_alias",
 ]);
 
-const SECTIONS = "VFGAOUDSH";
+/** The dump's sections, in order: variables, function names, function bodies, aliases, options, umask, directory stack, soft and hard limits. */
+export const SECTIONS = "VFGAOUDSH";
 
 /**
  * The hidden call that prints the state, in sections each after a line of
@@ -303,25 +368,51 @@ const SECTIONS = "VFGAOUDSH";
  * which the framing filters, does not see it), on the left of `||` (no
  * errexit, no ERR trap), with stderr closed (xtrace shows nothing).
  */
-export function dumpCommand(mark: string): string {
-  const head = (s: string) => `\\builtin printf '\\035%s\\n' ${mark}${s}`;
-  const steps = [
-    "\\builtin declare -p",
-    "\\builtin declare -F",
-    "\\builtin declare -f",
-    "\\builtin alias -p",
-    "\\builtin set +o;\\builtin shopt -p",
-    "\\builtin umask",
-    "\\builtin dirs -l -p",
-    "\\builtin ulimit -S -a",
-    "\\builtin ulimit -H -a",
-  ];
-  const body = steps.map((step, i) => `${head(SECTIONS[i])};${step}`).join(
-    ";",
-  );
-  return `{ __bbJournal(){ ${body};${
-    head("E")
-  }; }\n__bbJournal||:;\\builtin unset -f __bbJournal; } 2>/dev/null`;
+export function dumpCommand(mark: string, sections = SECTIONS): string {
+  return dumpCall(mark, sections, false);
+}
+
+/** The framing's dump function: `__bbjd MARK SECTIONS` (see {@linkcode dumpCall}). */
+export const DUMP_FUNCTION = "__bbjd";
+
+const DUMP_STEPS = [
+  "\\builtin declare -p",
+  "\\builtin declare -F",
+  "\\builtin declare -f",
+  "\\builtin alias -p",
+  "\\builtin set +o;\\builtin shopt -p",
+  "\\builtin umask",
+  "\\builtin dirs -l -p",
+  "\\builtin ulimit -S -a",
+  "\\builtin ulimit -H -a",
+];
+
+/**
+ * The definition of the dump function, which prints the sections named in
+ * its second word (each after its header, with the mark of its first), then
+ * the end mark. Defined once per shell: a call is then a few bytes.
+ */
+export function dumpDefinition(): string {
+  const head = (s: string) => `\\builtin printf '\\035%s\\n' "$1${s}"`;
+  const body = DUMP_STEPS.map((step, i) =>
+    `[[ $2 != *${SECTIONS[i]}* ]]||{ ${head(SECTIONS[i])};${step}; }`
+  ).join(";");
+  return `${DUMP_FUNCTION}(){ ${body};${head("E")}; }`;
+}
+
+/**
+ * The hidden call that dumps `sections` with `mark`, the dump function
+ * defined first unless the shell has it (`defined`).
+ */
+export function dumpCall(
+  mark: string,
+  sections: string,
+  defined: boolean,
+): string {
+  const call = `${DUMP_FUNCTION} ${mark} ${sections}||:`;
+  return defined
+    ? `{ ${call};} 2>/dev/null`
+    : `{ ${dumpDefinition()}\n${call};} 2>/dev/null`;
 }
 
 /** Bytes as a string of one character per byte. */
@@ -346,61 +437,96 @@ export function binaryToText(binary: string): string {
  * Reads a dump (one character per byte); null when its sections are not all
  * there (the call was cut short).
  */
-export function parseDump(text: string, mark: string): Snapshot | null {
+export function parseDump(
+  text: string,
+  mark: string,
+  previous?: Snapshot | null,
+): Snapshot | null {
+  // The sections present, each up to the next header; the end mark last.
   const parts = new Map<string, string>();
-  const letters = `${SECTIONS}E`;
-  let at = text.indexOf(`\x1d${mark}${letters[0]}\n`);
-  if (at < 0) return null;
-  for (let i = 0; i < SECTIONS.length; i++) {
-    const open = `\x1d${mark}${letters[i]}\n`;
-    const close = `\x1d${mark}${letters[i + 1]}\n`;
-    const end = text.indexOf(close, at + open.length);
-    if (end < 0) return null;
-    parts.set(letters[i], text.slice(at + open.length, end));
-    at = end;
+  const heads: [number, string][] = [];
+  for (const letter of `${SECTIONS}E`) {
+    const at = text.indexOf(`\x1d${mark}${letter}\n`);
+    if (at >= 0) heads.push([at, letter]);
   }
-  const vars = new Map<string, string>();
-  for (const entry of entries(parts.get("V")!, "declare -")) {
-    const m = /^declare -\S+ ([^=\s]+)/.exec(entry);
-    if (!m) continue;
-    const name = m[1];
-    if (FRAMING_NAME.test(name)) continue;
-    if (SPECIAL_VARIABLES.has(name) && name !== "PWD" && name !== "OLDPWD") {
-      continue;
-    }
-    vars.set(name, entry);
+  heads.sort((x, y) => x[0] - y[0]);
+  if (heads.at(-1)?.[1] !== "E") return null;
+  for (let i = 0; i + 1 < heads.length; i++) {
+    const [at, letter] = heads[i];
+    parts.set(letter, text.slice(at + mark.length + 2, heads[i + 1][0]));
   }
-  const names: string[] = [];
-  for (const line of parts.get("F")!.split("\n")) {
-    const m = /^declare -\S+ (.+)$/.exec(line);
-    if (m) names.push(m[1]);
-  }
-  const funcs = splitFunctions(parts.get("G")!, names);
-  const aliases = new Map<string, string>();
-  for (const entry of entries(parts.get("A")!, "alias ")) {
-    const m = /^alias (?:-- )?([^=]+)=/.exec(entry);
-    if (!m || FRAMING_NAME.test(m[1])) continue;
-    aliases.set(m[1], entry);
-  }
-  const options = new Map<string, string>();
-  for (const line of parts.get("O")!.split("\n")) {
-    const m = /^(set [+-]o|shopt -[su]) (\S+)$/.exec(line);
-    if (!m) continue;
-    const key = `${m[1].startsWith("set") ? "set" : "shopt"}:${m[2]}`;
-    if (!FRAMING_OPTIONS.has(key)) options.set(key, line);
-  }
-  const snapshot: Snapshot = {
-    vars,
-    funcs,
-    aliases,
-    options,
-    umask: parts.get("U")!.trim(),
-    dirs: parts.get("D")!.split("\n").filter((l) => l !== ""),
-    softLimits: limits(parts.get("S")!),
-    hardLimits: limits(parts.get("H")!),
+  // A partial dump keeps the rest of the previous snapshot.
+  if (!previous && ![...SECTIONS].every((l) => parts.has(l))) return null;
+  const base: Snapshot = previous ?? {
+    vars: new Map(),
+    funcs: new Map(),
+    aliases: new Map(),
+    options: new Map(),
+    umask: "",
+    dirs: [],
+    softLimits: new Map(),
+    hardLimits: new Map(),
     dropped: [],
     bytes: 0,
   };
+  const section = (l: string): string | undefined => parts.get(l);
+  const snapshot: Snapshot = { ...base };
+  const v = section("V");
+  if (v !== undefined) {
+    snapshot.vars = new Map();
+    for (const entry of entries(v, "declare -")) {
+      const m = /^declare -\S+ ([^=\s]+)/.exec(entry);
+      if (!m) continue;
+      const name = m[1];
+      if (FRAMING_NAME.test(name)) continue;
+      if (SPECIAL_VARIABLES.has(name) && name !== "PWD" && name !== "OLDPWD") {
+        continue;
+      }
+      snapshot.vars.set(name, entry);
+    }
+  }
+  const f = section("F");
+  const g = section("G");
+  if (f !== undefined && g !== undefined) {
+    const names: string[] = [];
+    for (const line of f.split("\n")) {
+      const m = /^declare -\S+ (.+)$/.exec(line);
+      if (m) names.push(m[1]);
+    }
+    snapshot.funcs = splitFunctions(g, names);
+  }
+  const a = section("A");
+  if (a !== undefined) {
+    snapshot.aliases = new Map();
+    for (const entry of entries(a, "alias ")) {
+      const m = /^alias (?:-- )?([^=]+)=/.exec(entry);
+      if (!m || FRAMING_NAME.test(m[1])) continue;
+      snapshot.aliases.set(m[1], entry);
+    }
+  }
+  const o = section("O");
+  if (o !== undefined) {
+    snapshot.options = new Map();
+    for (const line of o.split("\n")) {
+      const m = /^(set [+-]o|shopt -[su]) (\S+)$/.exec(line);
+      if (!m) continue;
+      const key = `${m[1].startsWith("set") ? "set" : "shopt"}:${m[2]}`;
+      if (!FRAMING_OPTIONS.has(key)) snapshot.options.set(key, line);
+    }
+  }
+  const u = section("U");
+  if (u !== undefined) snapshot.umask = u.trim();
+  const d = section("D");
+  if (d !== undefined) snapshot.dirs = d.split("\n").filter((l) => l !== "");
+  const soft = section("S");
+  if (soft !== undefined) snapshot.softLimits = limits(soft);
+  const hard = section("H");
+  if (hard !== undefined) snapshot.hardLimits = limits(hard);
+  // What was left out is judged again for the parts taken again.
+  snapshot.dropped = base.dropped.filter((item) =>
+    !(v !== undefined && item.startsWith("variable ")) &&
+    !(g !== undefined && item.startsWith("function "))
+  );
   return bound(snapshot);
 }
 

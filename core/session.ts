@@ -80,12 +80,13 @@ import {
 import { bwrapArgv, bwrapChildPid, type Sandbox } from "./sandbox.ts";
 import {
   bytesToBinary,
-  dumpCommand,
+  changedSections,
+  dumpCall,
   knownNames,
-  mayChangeState,
   parseDump,
   replayCommand,
   type RestoredState,
+  SECTIONS,
   type Snapshot,
   StateJournal,
 } from "./_journal.ts";
@@ -530,6 +531,10 @@ export class BashSession {
   #initialCwd = "";
   /** The state the next fresh shell is brought back to (see _journal.ts). */
   #journal: Snapshot | null = null;
+  /** The journal being taken after the last command, if any. */
+  #journalTaking: Promise<void> = Promise.resolve();
+  /** Shells that have the journal's dump function (see _journal.ts). */
+  readonly #dumpReady = new WeakSet<Shell>();
   /** The shell the journal describes (a different one needs the replay). */
   #journalShell: Shell | null = null;
   /** A fresh shell's state, what a replay is the difference from. */
@@ -697,14 +702,17 @@ export class BashSession {
     }
     this.#inflight++;
     const result = this.#queue.then(() => this.#run(command, options));
-    this.#queue = result.catch(() => {}).then(() => {
-      if (--this.#inflight === 0) {
-        const waiters = this.#idleWaiters;
-        this.#idleWaiters = [];
-        waiters.forEach((w) => w());
-      }
-    });
+    this.#queue = result.catch(() => {}).then(() => this.#settled());
     return result;
+  }
+
+  /** One piece of work (a command, a journal being taken) is done. */
+  #settled(): void {
+    if (--this.#inflight === 0) {
+      const waiters = this.#idleWaiters;
+      this.#idleWaiters = [];
+      waiters.forEach((w) => w());
+    }
   }
 
   /** True while a command runs or waits in the queue. */
@@ -746,9 +754,12 @@ export class BashSession {
    */
   async restart(): Promise<void> {
     this.#assertOpen();
+    await this.#killShellAndProcesses();
+    // (After the kill: a journal still being taken ends with it, and is
+    // then forgotten too.)
+    await this.#journalTaking;
     this.#journal = null;
     this.#known = knownNames(null);
-    await this.#killShellAndProcesses();
     const started = this.#queue.then(() => this.#ensureShell());
     this.#queue = started.catch(() => {});
     await started;
@@ -896,6 +907,8 @@ export class BashSession {
     this.#assertOpen();
     // Aborted while it waited in the queue: it never starts.
     if (options.signal?.aborted) throw abortedBeforeStart(options.signal);
+    // A journal still being taken after the last command goes first.
+    await this.#journalTaking;
     const lostBefore = this.#shell !== null &&
       this.#shell.exitStatus !== null &&
       !this.#shell.killed;
@@ -960,10 +973,13 @@ export class BashSession {
     if (frame.kind === "done" && !escalated) {
       exitCode = frame.status;
       if (frame.cwd !== "") this.#cwd = frame.cwd;
-      if (
-        this.#options.restoreState !== false &&
-        mayChangeState(command, this.#known)
-      ) await this.#takeJournal(shell);
+      if (this.#options.restoreState !== false) {
+        const sections = changedSections(command, this.#known);
+        // Taken after the result is handed back: the caller (a model that
+        // reads it) does not wait for it; the next command does, should it
+        // come first.
+        if (sections !== "") this.#deferJournal(shell, sections);
+      }
     } else if (frame.kind === "done") {
       // The command ended just as the escalation went out: the shell may be
       // dying. Say so now rather than with the next command.
@@ -1057,14 +1073,39 @@ export class BashSession {
     }
   }
 
-  async #dump(shell: Shell): Promise<Snapshot | null> {
+  async #dump(shell: Shell, sections?: string): Promise<Snapshot | null> {
     const mark = randomId();
-    const out = await this.#hidden(shell, dumpCommand(mark));
-    return out ? parseDump(out.text, mark) : null;
+    // Only what the command may have changed is taken again, while the
+    // journal describes this shell.
+    const previous = sections !== undefined && this.#journalShell === shell
+      ? this.#journal
+      : null;
+    const out = await this.#hidden(
+      shell,
+      dumpCall(
+        mark,
+        previous ? sections! : SECTIONS,
+        this.#dumpReady.has(shell),
+      ),
+    );
+    const snapshot = out ? parseDump(out.text, mark, previous) : null;
+    // (A dump that failed defines the function again next time.)
+    if (snapshot) this.#dumpReady.add(shell);
+    else this.#dumpReady.delete(shell);
+    return snapshot;
   }
 
-  async #takeJournal(shell: Shell): Promise<void> {
-    const snapshot = await this.#dump(shell);
+  /** Takes the journal after the current command, counted as work in flight. */
+  #deferJournal(shell: Shell, sections: string): void {
+    this.#inflight++;
+    const taking = this.#takeJournal(shell, sections).catch(() => {});
+    this.#journalTaking = taking.then(() => {
+      this.#settled();
+    });
+  }
+
+  async #takeJournal(shell: Shell, sections?: string): Promise<void> {
+    const snapshot = await this.#dump(shell, sections);
     if (snapshot === null) return;
     this.#journal = snapshot;
     this.#journalShell = shell;

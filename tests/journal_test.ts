@@ -1,7 +1,12 @@
 import { deepStrictEqual, equal, match, ok } from "node:assert/strict";
 import { BashSession } from "../mod.ts";
 import { SessionPool } from "../core/pool.ts";
-import { knownNames, mayChangeState } from "../core/_journal.ts";
+import {
+  changedSections,
+  knownNames,
+  mayChangeState,
+  SECTIONS,
+} from "../core/_journal.ts";
 import { formatResult } from "../egress/format.ts";
 import { test } from "./_harness.ts";
 
@@ -277,4 +282,60 @@ test("SessionPool restores an evicted conversation's state", async () => {
   equal(r.restored?.cwd, "/tmp");
   deepStrictEqual(r.restored?.functions, ["bb_p"]);
   match(formatResult(r), /state restored/);
+});
+
+test("changedSections() names only what a command may change", () => {
+  const none = { functions: new Set<string>(), aliases: new Set<string>() };
+  const cases: [string, string][] = [
+    ["ls -la", ""],
+    ["cd /tmp", "VD"],
+    ["cd /tmp && make", "VD"],
+    ["export X=1", "V"],
+    ["X=1", "V"],
+    ["declare -f g", "VFG"],
+    ["unset -f g", "FG"],
+    ["unset -v x", "V"],
+    ["f() { :; }", "FG"],
+    ["alias ll='ls -l'", "A"],
+    ["shopt -s extglob; set -o pipefail", "O"],
+    ["umask 077", "U"],
+    ["ulimit -n 512", "SH"],
+    ["pushd /tmp", "VD"],
+    ["(cd /tmp; export X=1)", ""],
+    ["source ./env.sh", SECTIONS],
+    ['eval "$x"', SECTIONS],
+    ["$cmd", SECTIONS],
+    ["for i in 1 2; do cd /; done", "VD"],
+  ];
+  for (const [command, want] of cases) {
+    equal(changedSections(command, none), want, command);
+  }
+  const known = { functions: new Set(["up"]), aliases: new Set(["ll"]) };
+  equal(changedSections("up 2", known), SECTIONS);
+  equal(changedSections("ll", known), SECTIONS);
+});
+
+test("BashSession keeps the whole state when each command changes one part of it", async () => {
+  await using s = new BashSession({ cwd: "/tmp" });
+  // Each command re-takes only its part; the journal keeps the rest.
+  const steps = [
+    "bb_f() { echo from-f; }",
+    "export BB_A=1",
+    "cd /",
+    "alias bb_ll='echo from-alias'",
+    "shopt -s extglob",
+    "BB_B=two",
+    "umask 027",
+    "cd /usr",
+  ];
+  for (const step of steps) equal((await s.run(step)).exitCode, 0, step);
+  const r = await s.run("kill -9 $$");
+  equal(r.restarted, true);
+  const check = await s.run(
+    "bb_f; bb_ll; echo $BB_A $BB_B $PWD $OLDPWD; shopt -q extglob && echo ext; umask",
+  );
+  equal(
+    check.output.text,
+    "from-f\nfrom-alias\n1 two /usr /\next\n0027\n",
+  );
 });
