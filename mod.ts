@@ -94,6 +94,7 @@ export {
 export {
   type CaptureLike,
   DEFAULT_MAX_CHARS,
+  describeRestored,
   describeStatus,
   errorToolResult,
   type FormatOptions,

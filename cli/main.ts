@@ -35,7 +35,7 @@ import {
 } from "../anthropic/mod.ts";
 import { jsonlAudit } from "../egress/audit.ts";
 import { EditorTool } from "../tools/editor.ts";
-import { describeStatus } from "../egress/format.ts";
+import { describeRestored, describeStatus } from "../egress/format.ts";
 import { Policy } from "../policy/mod.ts";
 import { redactor } from "../egress/redact.ts";
 import { Egress } from "../egress/egress.ts";
@@ -745,7 +745,9 @@ async function replLoop(
       }
       const head = describeStatus(r, options.timeoutMs);
       const notes = [head];
-      if (r.restarted) {
+      if (r.restored) {
+        notes.push(describeRestored(r.restored));
+      } else if (r.restarted) {
         notes.push(
           "The shell was restarted: its state (working directory, variables, functions, background jobs) was lost.",
         );

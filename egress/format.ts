@@ -57,8 +57,29 @@ const RESTORED_NAMES = 20;
 /**
  * The line that tells the model its state came back after a restart: what
  * was restored, what could not be, and what is never kept.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { describeRestored } from "./format.ts";
+ *
+ * const line = describeRestored({
+ *   cwd: "/src",
+ *   variables: ["X"],
+ *   functions: [],
+ *   aliases: [],
+ *   options: [],
+ *   other: [],
+ *   failed: [],
+ *   lost: ["background jobs"],
+ * });
+ * assert.equal(
+ *   line,
+ *   "The shell was restarted and its state restored: working directory /src; variable X. Lost: background jobs.",
+ * );
+ * ```
  */
-function describeRestored(r: RestoredLike): string {
+export function describeRestored(r: RestoredLike): string {
   const names = (kind: string, list: readonly string[]) => {
     if (list.length === 0) return [];
     const shown = list.slice(0, RESTORED_NAMES).join(", ");
@@ -486,7 +507,9 @@ export function formatResult(
       ? "CLOSED: the session was closed while the command ran, and the command was stopped"
       : describeStatus(result, options.timeoutMs),
   ];
-  if (result.restarted && !options.closed && result.restored) {
+  // (A result with restored state comes from a fresh shell, whether this
+  // session's or one a pool gave a conversation it had closed.)
+  if (!options.closed && result.restored) {
     const line = describeRestored(result.restored);
     lines.push(options.redact ? options.redact(line) : line);
   } else if (result.restarted && !options.closed) {

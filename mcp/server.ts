@@ -261,8 +261,13 @@ class Conversation {
   }
 }
 
-/** A result's text with the note that the shell's state was lost, after its status line. */
+/**
+ * A result's text with the note that the shell's state was lost, after its
+ * status line; unchanged when the result already says the shell restarted
+ * (with what of its state was restored).
+ */
 function withLostNote(content: string): string {
+  if (content.includes("\nThe shell was restarted")) return content;
   const nl = content.indexOf("\n");
   const head = nl === -1 ? content : content.slice(0, nl);
   const rest = nl === -1 ? "" : content.slice(nl);

@@ -546,7 +546,7 @@ test("BashMcp over HTTP: Origin and bearer token checks, sessions bound to their
   }
 });
 
-test("BashMcp: a session whose shell the pool closed is told its state was lost", async () => {
+test("BashMcp: a session whose shell the pool closed gets its state back, and is told so", async () => {
   const { mcp, url } = await httpServer({ maxSessions: 1 });
   const a = await connect(url);
   const b = await connect(url);
@@ -556,7 +556,7 @@ test("BashMcp: a session whose shell the pool closed is told its state was lost"
     const r = await bash(a, "echo ${V:-gone}");
     match(
       r.text,
-      /^Exit code 0\nThe shell was restarted: its state .* was lost\.\ngone\n$/,
+      /^Exit code 0\nThe shell was restarted and its state restored: [^\n]*variable V[^\n]*\n1\n$/,
     );
   } finally {
     await a.close();
