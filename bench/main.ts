@@ -833,7 +833,17 @@ async function manySessions(): Promise<void> {
       }
     }));
     const ms = now() - t;
+    const closing = now();
     await Promise.all(sessions.map((s) => s.close()));
+    const closeMs = now() - closing;
+    rows.push({
+      name: `close ${count} sessions`,
+      runtime,
+      impl: "bashbox",
+      unit: "ms",
+      p50: closeMs,
+      note: "all at once (each close sweeps its session)",
+    });
     rows.push({
       name: `${count} sessions x 50 commands`,
       runtime,

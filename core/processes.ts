@@ -1095,13 +1095,19 @@ export class BackgroundProcess {
       return;
     }
     // The helper (`script`, python) owns the pty: set the size on the
-    // terminal its child uses.
+    // terminal its child uses (found through `ps` where there is no /proc).
     await runQuiet([
       this.#init.shell,
       "-c",
-      `for c in $(cat /proc/$1/task/*/children 2>/dev/null); do
-        t=$(readlink /proc/$c/fd/0) && stty -F "$t" cols $2 rows $3 2>/dev/null && break
-      done; :`,
+      `if [ -r /proc/$$/stat ] && [ "$BASHBOX_NO_PROC" != 1 ]; then
+        for c in $(cat /proc/$1/task/*/children 2>/dev/null); do
+          t=$(readlink /proc/$c/fd/0) && stty cols $2 rows $3 <"$t" 2>/dev/null && break
+        done
+      else
+        ps -A -o pid= -o ppid= -o tty= 2>/dev/null | while read -r c p t; do
+          [ "$p" = "$1" ] && case $t in ?*/*|tty*) stty cols $2 rows $3 <"/dev/$t" 2>/dev/null && break ;; esac
+        done
+      fi; :`,
       "bashbox-resize",
       String(this.#pid),
       String(cols),

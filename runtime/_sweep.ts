@@ -85,62 +85,46 @@ else
 fi`;
 
 /**
- * The `ps` side of a session sweep (one round): one `ps -A` listing. Where
- * its `sess` column is a session id (some process is its own session's
- * leader: procps), the members are the processes with session `$s`. Where it
- * is not (macOS prints a kernel pointer, or 0), they are the leader's
- * descendants and every process in their process groups. The leader is
- * checked as on the /proc side, by `lstart`.
+ * The `ps` side of a session sweep (one round): one `ps -A` listing, read by
+ * awk. Where its `sess` column is a session id (some process is its own
+ * session's leader: procps), the members are the processes with session
+ * `$s`. Where it is not (macOS prints a kernel pointer, or 0), they are the
+ * leader's descendants and every process in their process groups. The
+ * leader is checked as on the /proc side, by `lstart`; awk prints `X` when
+ * the sweep must stop, `T <lstart>` the first time it sees the leader, then
+ * the pids to signal.
  */
-const PS_ROUND = `L=$(ps -A -o pid= -o ppid= -o pgid= -o sess= -o stat= -o lstart= 2>/dev/null)
-sid=
-lt=
-while read -r p pp pg se x y; do
-  [ "$p" = "$se" ] && [ "$p" -gt 1 ] 2>/dev/null && sid=1
-  [ "$p" = "$s" ] && lt=$y
-done <<EOF
-$L
-EOF
-if [ -n "$lt" ]; then
-  if [ -z "$t" ]; then
-    [ "$m" = gone ] && break
-    t=$lt
-  elif [ "$lt" != "$t" ]; then
-    break
-  fi
-fi
-D=" "
-if [ -z "$sid" ]; then
-  [ -n "$lt" ] && D=" $s "
-  G=" $s "
-  while :; do
-    z=$D
-    while read -r p pp pg se x y; do
-      case $D in *" $pp "*) case $D in *" $p "*) ;; *) D="$D$p " ;; esac ;; esac
-    done <<EOF
-$L
-EOF
-    [ "$z" = "$D" ] && break
-  done
-  while read -r p pp pg se x y; do
-    case $D in *" $p "*) case $G in *" $pg "*) ;; *) G="$G$pg " ;; esac ;; esac
-  done <<EOF
-$L
-EOF
-fi
-while read -r p pp pg se x y; do
-  [ -n "$p" ] && [ "$p" != "$$" ] || continue
-  case $x in Z*) continue ;; esac
-  [ "$pg" = "$g" ] && continue
-  if [ -n "$sid" ]; then
-    [ "$se" = "$s" ] || continue
-  else
-    case $D in *" $p "*) ;; *) case $G in *" $pg "*) ;; *) continue ;; esac ;; esac
-  fi
-  kill -s "$sig" "$p" 2>/dev/null && n=$((n+1))
-done <<EOF
-$L
-EOF`;
+const PS_ROUND =
+  `for x in $(ps -A -o pid= -o ppid= -o pgid= -o sess= -o stat= -o lstart= 2>/dev/null |
+  awk -v s="$s" -v g="$g" -v m="$m" -v t="$t" -v me="$$" -v nosid="$N" '
+  { n++; P[n] = $1; Q[n] = $2; G[n] = $3; E[n] = $4; Z[n] = $5
+    l = $6; for (i = 7; i <= NF; i++) l = l "_" $i
+    if ($1 == $4 && $1 > 1 && !nosid) sid = 1
+    if ($1 == s) lt = l }
+  END {
+    if (lt != "") {
+      if (t == "") { if (m == "gone") { print "X"; exit } print "T" lt }
+      else if (lt != t) { print "X"; exit }
+    }
+    if (!sid) {
+      if (lt != "") D[s] = 1
+      K[s] = 1
+      do { c = 0
+        for (i = 1; i <= n; i++) if ((Q[i] in D) && !(P[i] in D)) { D[P[i]] = 1; c = 1 }
+      } while (c)
+      for (i = 1; i <= n; i++) if (P[i] in D) K[G[i]] = 1
+    }
+    for (i = 1; i <= n; i++) {
+      if (P[i] == me || Z[i] ~ /^Z/ || G[i] == g) continue
+      if (sid ? E[i] == s : ((P[i] in D) || (G[i] in K))) print P[i]
+    }
+  }'); do
+  case $x in
+    X) break 2 ;;
+    T*) t=\${x#T} ;;
+    *) kill -s "$sig" "$x" 2>/dev/null && n=$((n+1)) ;;
+  esac
+done`;
 
 /**
  * bash that signals every live process of session `$1` whose process group
@@ -149,10 +133,11 @@ EOF`;
  * reaped the session's leader (a process with that pid is then someone
  * else's, and the sweep signals nothing), else `live`. Uses `/proc` where
  * it is readable (unless `noProc`), else `ps`. Shared by the local and
- * remote sides.
+ * remote sides. `noSessionIds` (for tests) makes the `ps` side ignore
+ * session ids, as it does on macOS.
  */
-export function sessionSweep(noProc: boolean): string {
-  return `s=$1 g=$2 sig=$3 m=\${4:-live} t= A=
+export function sessionSweep(noProc: boolean, noSessionIds = false): string {
+  return `s=$1 g=$2 sig=$3 m=\${4:-live} t= A= N=${noSessionIds ? 1 : ""}
 ${noProc ? "P=" : 'P=; [ -r "/proc/$$/stat" ] && P=1'}
 ${PROC_HELPERS}
 for r in 1 2 3 4 5 6; do
