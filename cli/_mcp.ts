@@ -31,6 +31,8 @@ export interface McpCliIo {
   env?: Record<string, string | undefined>;
   /** How the user invoked the program, for messages. */
   name?: string;
+  /** Standard input is a terminal (a person ran it, not an MCP client). */
+  terminal?: unknown;
 }
 
 /** The help text of `bashbox mcp`. */
@@ -470,6 +472,14 @@ export async function mcpMain(
   }
   try {
     if (!plan.http) {
+      if (io.terminal) {
+        // A person at a terminal, not a client: say what this waits for.
+        io.err(
+          `${name} mcp: serving MCP over stdin/stdout, waiting for an MCP client's JSON-RPC messages.\n` +
+            `  This command is meant to be started by an MCP client (Claude Desktop, Claude Code): see docs/mcp.md.\n` +
+            `  To try it by hand: ${name} mcp --http, then point a client at the URL it prints. Ctrl-D or Ctrl-C ends it.\n`,
+        );
+      }
       await mcp.serveStdio();
       return 0;
     }

@@ -261,6 +261,13 @@ class Conversation {
   }
 }
 
+/** An approval that had no one to ask (see tools/pipeline.ts). */
+function unavailable(message: string): Error {
+  const error = new Error(message);
+  error.name = "ApprovalUnavailableError";
+  return error;
+}
+
 /**
  * A result's text with the note that the shell's state was lost, after its
  * status line; unchanged when the result already says the shell restarted
@@ -1142,12 +1149,12 @@ export class BashMcp {
     const ctx = conversation.ctx;
     const caps = conversation.server?.server.getClientCapabilities();
     if (ctx && isModern(ctx)) {
-      throw new Error(
+      throw unavailable(
         "the MCP client did not answer the question about this command, so it was not run",
       );
     }
     if (!ctx || !caps?.elicitation) {
-      throw new Error(
+      throw unavailable(
         "the MCP client cannot ask the user (it does not support elicitation), so the command was not run",
       );
     }

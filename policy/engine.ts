@@ -308,7 +308,17 @@ export class Policy {
       if (SEVERITY[f.decision] > SEVERITY[worst.decision]) worst = f;
     }
     if (worst.decision === "allow") {
-      worst = { decision: "allow", reason: "Every command is allowed" };
+      // What allowed it, in the policy's words: "ls is read-only; wc is
+      // read-only" (three at most).
+      const reasons = [...new Set(walker.findings.map((f) => f.reason))];
+      worst = {
+        decision: "allow",
+        reason: reasons.length > 3
+          ? `${reasons.slice(0, 3).join("; ")}; and ${
+            reasons.length - 3
+          } more allowed`
+          : reasons.join("; "),
+      };
     }
     return {
       decision: worst.decision,
@@ -844,7 +854,7 @@ class Walker {
         return;
       }
     }
-    this.add(p.default, `No rule matches "${name}"`);
+    this.add(p.default, noRule(name, p.mode));
   }
 
   /**
@@ -971,7 +981,7 @@ class Walker {
       }
       if (inner.length === 0) {
         if (this.#p.mode === "rules" && !self) {
-          this.add(this.#p.default, `No rule matches "${base}"`);
+          this.add(this.#p.default, noRule(base, this.#p.mode));
         } else this.add("allow", `${base} runs nothing`);
         return true;
       }
@@ -980,7 +990,7 @@ class Walker {
         !self
       ) {
         // A custom policy must allow the wrapper itself too.
-        this.add(this.#p.default, `No rule matches "${base}"`);
+        this.add(this.#p.default, noRule(base, this.#p.mode));
       }
       this.argv(inner, depth + 1);
       return true;
@@ -1127,4 +1137,11 @@ function stateChange(name: string, argv: Arg[]): string | null {
       return args.length > 0 ? `${name} changes the session` : null;
   }
   return null;
+}
+
+/** Why a program no rule allows is not allowed, as a sentence. */
+function noRule(name: string, mode: Mode): string {
+  return mode === "readOnly"
+    ? `${name} is not one of the read-only programs this policy allows`
+    : `No rule of this policy allows "${name}"`;
 }

@@ -155,9 +155,15 @@ export class ToolPipeline {
         reason,
       };
     } catch (error) {
+      // (An approver that has no one to ask says so in its own words: an
+      // error named ApprovalUnavailableError.)
+      const unavailable = (error as Error | undefined)?.name ===
+        "ApprovalUnavailableError";
       return {
         decision: "ask:failed",
-        reason: `${reason}; the approval callback failed: ${messageOf(error)}`,
+        reason: unavailable
+          ? `${reason}; ${messageOf(error)}`
+          : `${reason}; the approval callback failed: ${messageOf(error)}`,
       };
     }
   }
