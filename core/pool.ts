@@ -215,7 +215,7 @@ export class SessionPool {
    * await using again = await pool.acquire("a");
    * assert.equal(again.restarted, true);
    * const r = await again.run("echo ${V:-gone}");
-   * assert.equal(r.output.text, "gone\n");
+   * assert.equal(r.output.text, "1\n"); // the state journal brought V back
    * assert.equal(r.restarted, true);
    * ```
    *

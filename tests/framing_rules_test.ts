@@ -166,7 +166,8 @@ for (
   });
 
   test(`BashSession.run() under ${setup}: a failing command ends the shell, as at a prompt, and says so`, async () => {
-    await using s = new BashSession();
+    // (Without the state journal, which would bring KEEP back.)
+    await using s = new BashSession({ restoreState: false });
     for (const cmd of fatal) {
       await s.run(`${setup}; KEEP=1`);
       const r = await s.run(`${cmd}; echo not-reached`);

@@ -67,7 +67,12 @@ test(
       });
       ok(stubborn.timedOut);
       equal(stubborn.restarted, true);
-      equal((await s.run("echo ${KEEP:-fresh}")).output.text, "fresh\n");
+      // The state journal brings the sandboxed shell's state back too.
+      ok(
+        stubborn.restored?.variables.includes("KEEP"),
+        String(stubborn.restored),
+      );
+      equal((await s.run("echo ${KEEP:-fresh}")).output.text, "yes\n");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
