@@ -55,8 +55,10 @@ export {
 export {
   BashSession,
   type BashSessionOptions,
+  type RestoredState,
   type RunOptions,
   type SessionResult,
+  type StateJournal,
   type Transport,
 } from "./core/session.ts";
 export {
@@ -102,6 +104,7 @@ export {
   type FormattableResult,
   looksBinary,
   needsSpill,
+  type RestoredLike,
   sanitize,
   type ToolResultBlock,
 } from "./egress/format.ts";

@@ -23,3 +23,4 @@ export type {
   Transport,
 } from "./session.ts";
 export type { Capture } from "./_capture.ts";
+export type { RestoredState, StateJournal } from "./_journal.ts";

@@ -41,13 +41,21 @@ export interface FormattableResult {
 
 /** The parts of a session's `restored` that {@linkcode formatResult} reads. */
 export interface RestoredLike {
+  /** The working directory restored, when it differed from the start one. */
   readonly cwd?: string;
+  /** Variables set (or unset) again, by name. */
   readonly variables: readonly string[];
+  /** Functions defined again. */
   readonly functions: readonly string[];
+  /** Aliases defined again. */
   readonly aliases: readonly string[];
+  /** Options set again. */
   readonly options: readonly string[];
+  /** Anything else restored (umask, limits, OLDPWD, the directory stack). */
   readonly other: readonly string[];
+  /** What could not be restored, each with why. */
   readonly failed: readonly string[];
+  /** What a restart always loses. */
   readonly lost: readonly string[];
 }
 
