@@ -312,7 +312,7 @@ $__bbc
     `{ __bbN 2>&${TRACE_SAVE_FD} ${TRACE_SAVE_FD}>&-;} ${TRACE_SAVE_FD}>&2 2>&-`;
   // An error that abandons the command line (a call past FUNCNEST) skips
   // the undoing of the runner's redirections: fd ${SENTINEL_OUT_FD} stays
-  // closed. Where stdout is still a pipe (the session's, unless the
+  // closed. Where stdout is still a pipe or socket (the session's, unless the
   // abandoned command redirected it), the frame takes it back from there;
   // otherwise the shell exits and the result says restarted.
   // (Everything in one function: a call from it would fail past a user's
@@ -320,7 +320,7 @@ $__bbc
   // builtins; what an interrupt (errexit turned off for the rest of the
   // command: __bbK) or xtrace needs is behind one test.)
   const frameEnd =
-    `__bbf(){ builtin read -r -N ${ID_LENGTH} -u ${SCRIPT_FD} __bbh||builtin exit 113;if [[ $- == *x* || -n $__bbK$__bbX ]];then builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi;fi;if [[ /proc/$$/fd/1 -ef /proc/$$/fd/${SENTINEL_OUT_FD} ]]||{ [[ ! -e /proc/$$/fd/${SENTINEL_OUT_FD} && -p /proc/$$/fd/1 ]]&&builtin exec ${SENTINEL_OUT_FD}>&1; };then ${
+    `__bbf(){ builtin read -r -N ${ID_LENGTH} -u ${SCRIPT_FD} __bbh||builtin exit 113;if [[ $- == *x* || -n $__bbK$__bbX ]];then builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi;fi;if [[ /proc/$$/fd/1 -ef /proc/$$/fd/${SENTINEL_OUT_FD} ]]||{ [[ ! -e /proc/$$/fd/${SENTINEL_OUT_FD} ]]&&[[ -p /proc/$$/fd/1 || -S /proc/$$/fd/1 ]]&&builtin exec ${SENTINEL_OUT_FD}>&1; };then ${
       print("", "")
     };elif [[ -p /proc/$$/fd/1 ]];then ${
       print("!", ` >&${SENTINEL_OUT_FD}`)
