@@ -18,10 +18,15 @@ function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
 }
 
-/** p50 and p99 round trips of `command` in µs, on and off, interleaved. */
-async function roundTrip(
+/**
+ * p50 and p99 round trips of `command` in µs, on and off, interleaved;
+ * with `pauseMs`, that long between calls (as a model reading each result),
+ * so that a journal taken after a result is not in the next call's way.
+ */
+export async function journalRoundTrip(
   command: string,
   n: number,
+  pauseMs = 0,
 ): Promise<{ on: number[]; off: number[] }> {
   await using on = new BashSession();
   await using off = new BashSession({ restoreState: false });
@@ -33,6 +38,7 @@ async function roundTrip(
         const t = performance.now();
         await s.run(command);
         times[name].push((performance.now() - t) * 1000);
+        if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
       }
     }
   }
@@ -43,8 +49,11 @@ async function roundTrip(
   return { on: p(times.on), off: p(times.off) };
 }
 
-/** Milliseconds of the call during which the shell dies and is replaced. */
-async function replay(restoreState: boolean, rounds: number): Promise<number> {
+/** Milliseconds (p50) of the call during which the shell dies and is replaced, with or without the journal's replay of 1000 variables and 200 functions. */
+export async function journalReplay(
+  restoreState: boolean,
+  rounds: number,
+): Promise<number> {
   await using s = new BashSession({ restoreState });
   const vars = Array.from(
     { length: 1000 },
@@ -74,12 +83,12 @@ async function replay(restoreState: boolean, rounds: number): Promise<number> {
 // deno-lint-ignore no-explicit-any
 const g = globalThis as any;
 // deno-lint-ignore no-explicit-any
-if ((import.meta as any).main ?? true) {
+if ((import.meta as any).main) {
   const args: string[] = g.Deno ? g.Deno.args : g.process.argv.slice(2);
   const at = args.indexOf("--n");
   const n = at >= 0 ? Number(args[at + 1]) : 1000;
   for (const command of ["echo hi", "cd ."]) {
-    const { on, off } = await roundTrip(command, n);
+    const { on, off } = await journalRoundTrip(command, n);
     console.log(
       `${RUNTIME} round trip ${JSON.stringify(command)}: journal on p50 ${
         on[0].toFixed(0)
@@ -88,8 +97,8 @@ if ((import.meta as any).main ?? true) {
       } µs; ${(on[0] / off[0]).toFixed(2)}x`,
     );
   }
-  const withJournal = await replay(true, 5);
-  const without = await replay(false, 5);
+  const withJournal = await journalReplay(true, 5);
+  const without = await journalReplay(false, 5);
   console.log(
     `${RUNTIME} restart with replay of 1000 variables + 200 functions: p50 ${
       withJournal.toFixed(1)

@@ -35,6 +35,7 @@ import { BashSession as SdkBashSession } from "@anthropic-ai/sdk/tools/agent-too
 import { BashSession, exec } from "../mod.ts";
 import { egressBench } from "./egress.ts";
 import { hotPath } from "./hot_path.ts";
+import { journalReplay, journalRoundTrip } from "./journal.ts";
 import { pump, RUNTIME, spawnGroup } from "../runtime/_runtime.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -1059,6 +1060,64 @@ async function hotPathRows(): Promise<void> {
   }
 }
 
+/**
+ * The state journal (bench/journal.ts): round trips with it on and off, back
+ * to back and with a pause between calls, and the replay of a large state.
+ */
+async function journalRows(): Promise<void> {
+  const n = QUICK ? 100 : 500;
+  for (
+    const [command, pause] of [["echo hi", 0], ["cd .", 0], [
+      "cd .",
+      5,
+    ]] as const
+  ) {
+    const { on, off } = await journalRoundTrip(command, n, pause);
+    const ratio = on[0] / off[0];
+    const name = `journal: ${command}${
+      pause ? `, ${pause} ms between calls` : ", back to back"
+    }`;
+    rows.push({
+      name,
+      impl: "journal on",
+      runtime,
+      unit: "µs",
+      p50: on[0],
+      p99: on[1],
+    });
+    rows.push({
+      name,
+      impl: "journal off",
+      runtime,
+      unit: "µs",
+      p50: off[0],
+      p99: off[1],
+      note: `on ${ratio.toFixed(2)}x off`,
+    });
+    if (command === "echo hi" || pause > 0) {
+      target(
+        ratio <= 1.1,
+        `${name}: journal on ${ratio.toFixed(2)}x off (target <= 1.1x)`,
+      );
+    }
+  }
+  const rounds = QUICK ? 2 : 5;
+  rows.push({
+    name: "journal: restart + replay of 1000 variables, 200 functions",
+    impl: "journal on",
+    runtime,
+    unit: "ms",
+    p50: await journalReplay(true, rounds),
+  });
+  rows.push({
+    name: "journal: restart + replay of 1000 variables, 200 functions",
+    impl: "journal off",
+    runtime,
+    unit: "ms",
+    p50: await journalReplay(false, rounds),
+  });
+}
+
 /** Formatting, redaction and the terminal model (bench/egress.ts). */
 function egressRows(): Promise<void> {
   for (const r of egressBench(QUICK)) {
@@ -1084,6 +1143,7 @@ for (
   const [label, step] of [
     ["round trip", roundTrip],
     ["hot path", hotPathRows],
+    ["journal", journalRows],
     ["detection", detection],
     // Before the drain: Deno's detached spawn forks, and fork costs grow with the heap.
     ["exec overhead", execOverhead],

@@ -1098,7 +1098,11 @@ export class BashSession {
   /** Takes the journal after the current command, counted as work in flight. */
   #deferJournal(shell: Shell, sections: string): void {
     this.#inflight++;
-    const taking = this.#takeJournal(shell, sections).catch(() => {});
+    // (Started on the next turn of the event loop: the caller has its result
+    // first, without the dump's work in between.)
+    const taking = new Promise<void>((resolve) => setTimeout(resolve, 0))
+      .then(() => this.#takeJournal(shell, sections))
+      .catch(() => {});
     this.#journalTaking = taking.then(() => {
       this.#settled();
     });
