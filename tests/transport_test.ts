@@ -27,6 +27,22 @@ test("BashSession over ssh keeps state and reports exit codes", async () => {
 }, { skip });
 
 test(
+  "BashSession over ssh: a remote shell that dies comes back with its state (the journal)",
+  async () => {
+    await using s = new BashSession({ transport, cwd: "/tmp" });
+    await s.run("cd /usr && export BB_J='a b' && bb_f() { echo f-ran; }");
+    for (const death of ["exit 3", "kill -9 $$"]) {
+      const r = await s.run(death);
+      equal(r.restarted, true, death);
+      ok(r.restored?.variables.includes("BB_J"), death);
+      const back = await s.run('echo "$BB_J" $PWD; bb_f');
+      equal(back.output.text, "a b /usr\nf-ran\n", death);
+    }
+  },
+  { skip },
+);
+
+test(
   "BashSession over ssh: a timeout interrupts the remote command in-band",
   async () => {
     const mark = marker();
