@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { BashSession as SdkBashSession } from "@anthropic-ai/sdk/tools/agent-toolset/node";
 import { BashSession } from "../mod.ts";
 import { pump, RUNTIME, spawnGroup } from "../runtime/_runtime.ts";
+import { timeInterleaved } from "./_interleave.ts";
 
 /** One set-up's p50 and p99, in microseconds, with ratios. */
 export interface HotPathRow {
@@ -140,25 +141,8 @@ export async function hotPath(
     }
     calls.sdk = () => sdk.exec(command);
     calls.floor = () => floor.roundTrip();
+    const times = await timeInterleaved(n, calls);
     const names = Object.keys(calls);
-    const times: Record<string, number[]> = {};
-    for (const name of names) {
-      times[name] = [];
-      for (let i = 0; i < Math.min(200, n / 5); i++) await calls[name]();
-    }
-    const batch = Math.max(1, Math.min(50, Math.floor(n / 10)));
-    for (let round = 0; times[names[0]].length < n; round++) {
-      for (let k = 0; k < names.length; k++) {
-        const name = names[(round + k) % names.length];
-        const call = calls[name];
-        const out = times[name];
-        for (let i = 0; i < batch && out.length < n; i++) {
-          const t = performance.now();
-          await call();
-          out.push((performance.now() - t) * 1000);
-        }
-      }
-    }
     const sdkP50 = pct(times.sdk, 50);
     const floorP50 = pct(times.floor, 50);
     const plainP50 = pct(times.plain, 50);

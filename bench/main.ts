@@ -35,6 +35,7 @@ import { BashSession as SdkBashSession } from "@anthropic-ai/sdk/tools/agent-too
 import { BashSession, exec } from "../mod.ts";
 import { egressBench } from "./egress.ts";
 import { hotPath } from "./hot_path.ts";
+import { timeInterleaved } from "./_interleave.ts";
 import { journalReplay, journalRoundTrip } from "./journal.ts";
 import { pump, RUNTIME, spawnGroup } from "../runtime/_runtime.ts";
 
@@ -147,37 +148,6 @@ class NaiveSession {
 
 // ---------------------------------------------------------------------------
 // 1. Round trip.
-
-/**
- * Times `n` calls of each implementation, interleaved: after a warm-up of
- * each, rounds of a few calls per implementation, in an order that rotates
- * every round, so a noisy neighbour or a drifting clock favours none of them.
- */
-async function timeInterleaved(
-  n: number,
-  calls: Record<string, () => Promise<unknown>>,
-): Promise<Record<string, number[]>> {
-  const names = Object.keys(calls);
-  const times: Record<string, number[]> = {};
-  for (const name of names) {
-    times[name] = [];
-    for (let i = 0; i < Math.min(200, n / 5); i++) await calls[name]();
-  }
-  const batch = Math.max(1, Math.min(50, Math.floor(n / 10)));
-  for (let round = 0; times[names[0]].length < n; round++) {
-    for (let k = 0; k < names.length; k++) {
-      const name = names[(round + k) % names.length];
-      const call = calls[name];
-      const out = times[name];
-      for (let i = 0; i < batch && out.length < n; i++) {
-        const t = now();
-        await call();
-        out.push((now() - t) * 1000);
-      }
-    }
-  }
-  return times;
-}
 
 const latencies: Record<string, number[]> = {};
 
