@@ -83,6 +83,30 @@ export interface AdapterSpawnOptions extends SpawnOptions {
 /** The host's signals the process layer cleans up on. */
 export type HostSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
 
+/** A fetch-shaped handler; `gone` registers what to run when the client leaves. */
+export type FetchHandler = (
+  request: Request,
+  gone: (listener: () => void) => void,
+) => Promise<Response>;
+
+/** A server that an adapter's `serve` started. */
+export interface Served {
+  /** The port it listens on. */
+  port: number;
+  /** Stops it, closing open connections. */
+  stop: () => Promise<void>;
+}
+
+/** Where and how to serve. */
+export interface ServeOptions {
+  /** The address to listen on. */
+  hostname: string;
+  /** The port (0: any free port). */
+  port: number;
+  /** A backstop for request bodies, where the runtime has one (Bun). */
+  maxBodyBytes: number;
+}
+
 /** One runtime's way of doing what the process layer needs. */
 export interface RuntimeAdapter {
   /** The runtime's name. */
@@ -138,4 +162,6 @@ export interface RuntimeAdapter {
   openStdinFifo?(
     addExitSweep: (sweep: () => void) => () => void,
   ): Promise<StdinFifo | undefined>;
+  /** Serves `handler` over HTTP (the MCP server's transport). */
+  serve(options: ServeOptions, handler: FetchHandler): Promise<Served>;
 }

@@ -43,6 +43,11 @@ const adapter: RuntimeAdapter | undefined =
     ? (await import("./node.ts")).adapter
     : undefined;
 
+/** The runtime's adapter (undefined on a runtime bashbox does not support). */
+export function runtimeAdapter(): RuntimeAdapter | undefined {
+  return adapter;
+}
+
 /** Name of the runtime the library runs on. */
 export const RUNTIME: "deno" | "bun" | "node" | "unsupported" = adapter?.name ??
   "unsupported";

@@ -12,8 +12,11 @@ import process from "node:process";
 import type {
   AdapterSpawnOptions,
   ExitStatus,
+  FetchHandler,
   GroupProcess,
   RuntimeAdapter,
+  Served,
+  ServeOptions,
 } from "./_adapter.ts";
 import type { GuardianPipe } from "./_guardian.ts";
 import { SIGNAL_NAMES } from "./signals.ts";
@@ -155,6 +158,26 @@ async function runOk(argv: readonly string[]): Promise<boolean> {
   }
 }
 
+function serve(options: ServeOptions, handler: FetchHandler): Promise<Served> {
+  const server = B.serve({
+    hostname: options.hostname,
+    port: options.port,
+    fetch: (request: Request) =>
+      handler(request, (listener) => {
+        request.signal.addEventListener("abort", listener, { once: true });
+      }),
+    idleTimeout: 0,
+    // A backstop only: the handler answers bodies over its limit itself.
+    maxRequestBodySize: options.maxBodyBytes,
+  });
+  return Promise.resolve({
+    port: server.port,
+    stop: async () => {
+      await server.stop(true);
+    },
+  });
+}
+
 /** The process layer on Bun. */
 export const adapter: RuntimeAdapter = {
   name: "bun",
@@ -169,4 +192,5 @@ export const adapter: RuntimeAdapter = {
   exit: (code) => process.exit(code),
   hook: processHooks,
   unhookAtOnce: false,
+  serve,
 };

@@ -12,9 +12,12 @@
 import type {
   AdapterSpawnOptions,
   ExitStatus,
+  FetchHandler,
   GroupProcess,
   HostSignal,
   RuntimeAdapter,
+  Served,
+  ServeOptions,
 } from "./_adapter.ts";
 import type { GuardianPipe } from "./_guardian.ts";
 
@@ -207,6 +210,23 @@ function hook(
   }
 }
 
+function serve(options: ServeOptions, handler: FetchHandler): Promise<Served> {
+  const server = D.serve(
+    { hostname: options.hostname, port: options.port, onListen: () => {} },
+    (request: Request, info: { completed?: Promise<void> }) =>
+      // The response could not be delivered: the client went away.
+      handler(request, (listener) => {
+        info.completed?.catch(listener);
+      }),
+  );
+  return Promise.resolve({
+    port: server.addr.port,
+    stop: async () => {
+      await server.shutdown();
+    },
+  });
+}
+
 /** The process layer on Deno. */
 export const adapter: RuntimeAdapter = {
   name: "deno",
@@ -221,4 +241,5 @@ export const adapter: RuntimeAdapter = {
   exit: (code) => D.exit(code),
   hook,
   unhookAtOnce: true,
+  serve,
 };

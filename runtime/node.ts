@@ -27,8 +27,11 @@ import type { Readable, Writable } from "node:stream";
 import type {
   AdapterSpawnOptions,
   ExitStatus,
+  FetchHandler,
   GroupProcess,
   RuntimeAdapter,
+  Served,
+  ServeOptions,
   StdinFifo,
 } from "./_adapter.ts";
 import type { GuardianPipe } from "./_guardian.ts";
@@ -351,6 +354,80 @@ export function runQuietSync(
   }
 }
 
+/** `node:http` behind the same fetch-shaped handler, for Node. */
+async function serveNode(
+  options: ServeOptions,
+  handler: FetchHandler,
+): Promise<Served> {
+  const { hostname: host, port } = options;
+  const http = await import("node:http");
+  const { Readable } = await import("node:stream");
+  const server = http.createServer(async (req, res) => {
+    try {
+      await answer(req, res);
+    } catch (error) {
+      // A request that cannot even be read as one (a Host header with a
+      // blank, a malformed URL): a 400, never an unhandled rejection.
+      if (!res.headersSent) {
+        res.writeHead(400, { "content-type": "text/plain" });
+      }
+      res.end(`Bad request: ${error instanceof Error ? error.message : error}`);
+    }
+  });
+  // deno-lint-ignore no-explicit-any
+  async function answer(req: any, res: any): Promise<void> {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, [value].flat().join(", "));
+    }
+    const method = req.method ?? "GET";
+    const request = new Request(
+      `http://${req.headers.host ?? host}${req.url}`,
+      {
+        method,
+        headers,
+        body: method === "GET" || method === "HEAD"
+          ? undefined
+          : Readable.toWeb(req) as ReadableStream<Uint8Array>,
+        // @ts-ignore: a streamed request body (fetch's "duplex" option)
+        duplex: "half",
+      },
+    );
+    const response = await handler(request, (listener) => {
+      res.once("close", () => {
+        if (!res.writableFinished) listener();
+      });
+    });
+    res.writeHead(response.status, [...response.headers]);
+    if (!response.body) return void res.end();
+    const reader = response.body.getReader();
+    res.once("close", () => void reader.cancel().catch(() => {}));
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        res.write(value);
+      }
+    } catch {
+      // the client went away
+    }
+    res.end();
+  }
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  return {
+    port: typeof address === "object" && address ? address.port : port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 /** The process layer on Node. */
 export const adapter: RuntimeAdapter = {
   name: "node",
@@ -365,6 +442,7 @@ export const adapter: RuntimeAdapter = {
   exit: (code) => process.exit(code),
   hook: processHooks,
   unhookAtOnce: false,
+  serve: serveNode,
   openStdinFifo: async (addExitSweep) =>
     await openFifo((dir) => addExitSweep(() => removeQuietly(dir))) ??
       undefined,
