@@ -1,8 +1,38 @@
 /**
- * Interleaved timing, shared by the bench's steps.
+ * What the bench's steps share: interleaved timing and the floor.
  *
  * @module
  */
+
+import { pump, spawnGroup } from "../runtime/_runtime.ts";
+
+const enc = new TextEncoder();
+
+/** The physical floor: write a fixed marker through a bash pipe and read it back. */
+export class Floor {
+  #proc = spawnGroup(["bash", "--noprofile", "--norc"], { stdin: true });
+  #waiter: (() => void) | null = null;
+  #pending = 0;
+  #pump = pump(this.#proc.stdout, (c) => {
+    for (let i = 0; i < c.length; i++) {
+      if (c[i] === 10 && --this.#pending === 0) this.#waiter?.();
+    }
+  });
+  #line = enc.encode("echo\n");
+  roundTrip(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#pending = 1;
+      this.#waiter = resolve;
+      this.#proc.write(this.#line);
+    });
+  }
+  async close(): Promise<void> {
+    await this.#proc.killGroup("SIGKILL");
+    await this.#proc.status;
+    await this.#pump.stop();
+    await this.#proc.closeStdin();
+  }
+}
 
 /**
  * Times `n` calls of each implementation, interleaved: after a warm-up of

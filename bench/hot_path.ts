@@ -16,8 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BashSession as SdkBashSession } from "@anthropic-ai/sdk/tools/agent-toolset/node";
 import { BashSession } from "../mod.ts";
-import { pump, RUNTIME, spawnGroup } from "../runtime/_runtime.ts";
-import { timeInterleaved } from "./_interleave.ts";
+import { RUNTIME } from "../runtime/_runtime.ts";
+import { Floor, timeInterleaved } from "./_interleave.ts";
 
 /** One set-up's p50 and p99, in microseconds, with ratios. */
 export interface HotPathRow {
@@ -72,30 +72,6 @@ export function hotPathSetups(dir: string): Record<string, string> {
     "all of them":
       `set -euo pipefail; trap 'echo e' ERR; trap 'echo x' EXIT; shopt -s extglob nullglob; source ${file}; ${many}`,
   };
-}
-
-const enc = new TextEncoder();
-
-/** A raw persistent bash: write `echo`, wait for the newline. */
-class Floor {
-  #proc = spawnGroup(["bash", "--noprofile", "--norc"], { stdin: true });
-  #waiter: (() => void) | null = null;
-  #pump = pump(this.#proc.stdout, (c) => {
-    if (c.includes(10)) this.#waiter?.();
-  });
-  #line = enc.encode("echo\n");
-  roundTrip(): Promise<void> {
-    return new Promise((resolve) => {
-      this.#waiter = resolve;
-      this.#proc.write(this.#line);
-    });
-  }
-  async close(): Promise<void> {
-    await this.#proc.killGroup("SIGKILL");
-    await this.#proc.status;
-    await this.#pump.stop();
-    await this.#proc.closeStdin();
-  }
 }
 
 function pct(values: number[], p: number): number {

@@ -35,7 +35,7 @@ import { BashSession as SdkBashSession } from "@anthropic-ai/sdk/tools/agent-too
 import { BashSession, exec } from "../mod.ts";
 import { egressBench } from "./egress.ts";
 import { hotPath } from "./hot_path.ts";
-import { timeInterleaved } from "./_interleave.ts";
+import { Floor, timeInterleaved } from "./_interleave.ts";
 import { journalReplay, journalRoundTrip } from "./journal.ts";
 import { pump, RUNTIME, spawnGroup } from "../runtime/_runtime.ts";
 
@@ -89,32 +89,6 @@ function target(ok: boolean, text: string): void {
 
 // ---------------------------------------------------------------------------
 // Peers.
-
-/** The physical floor: write a fixed marker through a bash pipe and read it back. */
-class Floor {
-  #proc = spawnGroup(["bash", "--noprofile", "--norc"], { stdin: true });
-  #waiter: (() => void) | null = null;
-  #pending = 0;
-  #pump = pump(this.#proc.stdout, (c) => {
-    for (let i = 0; i < c.length; i++) {
-      if (c[i] === 10 && --this.#pending === 0) this.#waiter?.();
-    }
-  });
-  #line = enc.encode("echo\n");
-  roundTrip(): Promise<void> {
-    return new Promise((resolve) => {
-      this.#pending = 1;
-      this.#waiter = resolve;
-      this.#proc.write(this.#line);
-    });
-  }
-  async close(): Promise<void> {
-    await this.#proc.killGroup("SIGKILL");
-    await this.#proc.status;
-    await this.#pump.stop();
-    await this.#proc.closeStdin();
-  }
-}
 
 /** The naive baseline the bash tool docs show: newline sentinel, one line at a time, output in a string. */
 class NaiveSession {
