@@ -75,7 +75,7 @@ import {
   safeStart,
   type StreamRedactor,
 } from "../egress/redact.ts";
-import { bwrapArgv } from "./sandbox.ts";
+import { bwrapArgv, sandboxPrelude } from "./sandbox.ts";
 import { unsetCredentials } from "./_env.ts";
 
 /** Options of {@linkcode BashSession.spawn}. */
@@ -701,12 +701,13 @@ export class BackgroundProcess {
         argv = transportLauncher(bash, [...launch.transport.argv, ...far]);
       } else if (launch.kind === "sandbox") {
         // A fresh bwrap with the session's options; its info fd is not read.
+        const wrapped = bwrapArgv(launch.sandbox, far);
         argv = [
           ...inner,
           "-c",
-          'exec 3>/dev/null; exec "$@"',
+          `${sandboxPrelude(wrapped)}exec 3>/dev/null; exec "$@"`,
           "bashbox-sandbox",
-          ...bwrapArgv(launch.sandbox, far),
+          ...wrapped,
         ];
       } else if (init.helper?.kind === "script") {
         // (Without --norc a bash whose stdin is a socket, as Node gives,

@@ -1,10 +1,18 @@
 /**
  * Isolation for a session: the argv that runs a shell inside bubblewrap
- * (`bwrap`) with a read-only root, a writable workdir, a private `/tmp`, new
- * PID, IPC and (by default) network namespaces, a fresh `/proc`, a new
- * session, and death with its parent. When the PID namespace's first process
- * dies the kernel kills everything inside, so nothing a command started,
- * double-forked daemons included, outlives the sandbox.
+ * (`bwrap`) with a read-only root, a writable (or read-only) workdir, a
+ * private `/tmp` (the scratch for temporary files), new PID, IPC, UTS and (by
+ * default) network namespaces, a fresh `/proc`, a new session, no
+ * capabilities (even when the host runs as root), and death with its parent. When the PID namespace's first process dies the kernel kills
+ * everything inside, so nothing a command started, double-forked daemons
+ * included, outlives the sandbox.
+ *
+ * Sockets are the way out of a read-only file system: connecting to a Unix
+ * socket needs no write permission on the mount (the D-Bus system bus, a
+ * Docker socket, an agent's socket would run commands outside). So, by
+ * default, `/run` is hidden (without network) and a seccomp filter makes
+ * `socket(AF_UNIX, …)` fail with EPERM (x86-64 and arm64; other
+ * architectures get no filter, and `unixSocketsBlocked` says so).
  *
  * Pure: builds arguments only.
  *
@@ -23,6 +31,17 @@ export interface BwrapSandbox {
   readable?: readonly string[];
   /** Keep the host's network (default false: a new, empty network namespace). */
   network?: boolean;
+  /**
+   * Bind the workdir read-only (default false: writable). With it, nothing
+   * outside `writable` and the private `/tmp` can be written.
+   */
+  readOnlyWorkdir?: boolean;
+  /**
+   * Let commands create Unix sockets (default false: a seccomp filter makes
+   * `socket(AF_UNIX, …)` fail, so no socket on the host, such as the D-Bus
+   * bus or a Docker socket, can be reached).
+   */
+  unixSockets?: boolean;
   /** The bwrap binary (default "bwrap"). */
   bwrap?: string;
 }
@@ -88,15 +107,26 @@ export function bwrapArgv(
     checkPath("sandbox.readable[]", path);
     argv.push("--ro-bind", path, path);
   }
-  for (const path of [workdir, ...(sandbox.writable ?? [])]) {
+  // /run holds the host's sockets (D-Bus, Docker, sshd, the user's runtime
+  // dir); with network, /etc/resolv.conf may point into it, so it stays.
+  if (!sandbox.network) argv.push("--tmpfs", "/run");
+  argv.push(sandbox.readOnlyWorkdir ? "--ro-bind" : "--bind", workdir, workdir);
+  for (const path of sandbox.writable ?? []) {
     checkPath("sandbox.writable[]", path);
     argv.push("--bind", path, path);
+  }
+  if (!sandbox.unixSockets && seccompFilter() !== null) {
+    argv.push("--seccomp", String(SECCOMP_FD));
   }
   argv.push(
     "--unshare-pid",
     "--unshare-ipc",
+    "--unshare-uts",
     ...(sandbox.network ? [] : ["--unshare-net"]),
     "--die-with-parent",
+    // Started by root, bwrap would keep every capability (remount / rw).
+    "--cap-drop",
+    "ALL",
     "--new-session",
     "--chdir",
     workdir,
@@ -124,10 +154,96 @@ export function bwrapChildPid(output: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/** The descriptor bwrap reads the seccomp program from. */
+const SECCOMP_FD = 4;
+
+/** Audit architecture and socket(2) number of the architectures filtered. */
+const ARCHES: Record<string, { audit: number; socket: number }> = {
+  x64: { audit: 0xc000003e, socket: 41 },
+  x86_64: { audit: 0xc000003e, socket: 41 },
+  arm64: { audit: 0xc00000b7, socket: 198 },
+  aarch64: { audit: 0xc00000b7, socket: 198 },
+};
+
+function hostArch(): string {
+  const g = globalThis as {
+    Deno?: { build: { arch: string } };
+    process?: { arch: string };
+  };
+  return g.Deno?.build.arch ?? g.process?.arch ?? "unknown";
+}
+
+/**
+ * The classic BPF program (as the bytes `struct sock_filter[]` holds) that
+ * makes `socket(AF_UNIX, …)` fail with EPERM, lets every other call
+ * through, and fails every call of a foreign ABI (x32, 32-bit) with ENOSYS
+ * so that no other syscall table reaches `socket` unfiltered; null on an
+ * architecture it does not know.
+ */
+export function seccompFilter(arch: string = hostArch()): Uint8Array | null {
+  const a = ARCHES[arch];
+  if (a === undefined) return null;
+  const LD_ABS = 0x20, JEQ = 0x15, JGE = 0x35, RET = 0x06;
+  const ALLOW = 0x7fff0000, ERRNO = 0x00050000;
+  // [code, jt, jf, k]: jumps count instructions after the next one.
+  const program: [number, number, number, number][] = [
+    [LD_ABS, 0, 0, 4], // arch
+    [JEQ, 0, 7, a.audit], // foreign ABI -> 9
+    [LD_ABS, 0, 0, 0], // syscall number
+    [JGE, 4, 0, 0x40000000], // x32 -> 8
+    [JEQ, 0, 2, a.socket], // not socket -> 7
+    [LD_ABS, 0, 0, 16], // args[0], low half
+    [JEQ, 1, 0, 1], // AF_UNIX -> 8
+    [RET, 0, 0, ALLOW],
+    [RET, 0, 0, ERRNO | 1], // EPERM
+    [RET, 0, 0, ERRNO | 38], // ENOSYS
+  ];
+  const bytes = new Uint8Array(program.length * 8);
+  const view = new DataView(bytes.buffer);
+  program.forEach(([code, jt, jf, k], i) => {
+    view.setUint16(i * 8, code, true);
+    view.setUint8(i * 8 + 2, jt);
+    view.setUint8(i * 8 + 3, jf);
+    view.setUint32(i * 8 + 4, k, true);
+  });
+  return bytes;
+}
+
+/**
+ * Whether sessions in `sandbox` cannot create Unix sockets: true unless the
+ * sandbox allows them or the architecture has no filter here.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { unixSocketsBlocked } from "./sandbox.ts";
+ *
+ * assert.equal(unixSocketsBlocked({ kind: "bwrap", workdir: "/w", unixSockets: true }), false);
+ * ```
+ */
+export function unixSocketsBlocked(sandbox: Sandbox): boolean {
+  return !sandbox.unixSockets && seccompFilter() !== null;
+}
+
+/**
+ * Shell code that opens what a bwrap argv reads besides its arguments: the
+ * seccomp program on its descriptor (as a pipe bash's printf fills), when
+ * the argv asks for one. Empty otherwise.
+ */
+export function sandboxPrelude(argv: readonly string[]): string {
+  if (!argv.includes("--seccomp")) return "";
+  const filter = seccompFilter();
+  if (filter === null) return "";
+  const escaped = [...filter].map((b) => "\\" + b.toString(8).padStart(3, "0"))
+    .join("");
+  return `exec ${SECCOMP_FD}< <(builtin printf '${escaped}'); `;
+}
+
 /**
  * Wraps a bwrap argv so that fd 3 is a copy of stdout (bwrap closes its info
- * fd in the sandbox, so it cannot be stdout itself). The shell `exec`s bwrap,
- * so the pid and process group stay the same.
+ * fd in the sandbox, so it cannot be stdout itself) and the seccomp program
+ * is on its descriptor. The shell `exec`s bwrap, so the pid and process
+ * group stay the same.
  *
  * @example
  * ```ts
@@ -144,5 +260,11 @@ export function sandboxLauncher(
   shell: string,
   argv: readonly string[],
 ): string[] {
-  return [shell, "-c", 'exec 3>&1; exec "$@"', "bashbox-sandbox", ...argv];
+  return [
+    shell,
+    "-c",
+    `${sandboxPrelude(argv)}exec 3>&1; exec "$@"`,
+    "bashbox-sandbox",
+    ...argv,
+  ];
 }
