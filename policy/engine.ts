@@ -28,6 +28,7 @@ import { judgeProgram } from "./program.ts";
 import { READ_ONLY } from "./programs/mod.ts";
 import { reservedName, reservedReason, reservedWord } from "./reserved.ts";
 import { basename, matches, parseRule, type Rule } from "./rules.ts";
+import { checkContainment, type Containment } from "../core/containment.ts";
 import { wordsArgs } from "./words.ts";
 import { UNSEEN, WRAPPERS } from "./wrappers.ts";
 
@@ -54,11 +55,38 @@ export interface PolicyOptions {
   deny?: readonly string[];
   /** The decision for a command no rule matches (default "ask"). */
   default?: Decision;
+  /**
+   * What the policy promises about effects, for the kernel to keep: paths
+   * commands may write (`"."`: the working directory) and whether they may
+   * reach the network. A policy with a promise has its sessions contained
+   * (`BashTool`, `SessionPool`, MCP, CLI); `Policy.readOnly()` promises no
+   * writes and no network. Default: no promise (the rules alone judge).
+   */
+  contain?: { writable?: readonly string[]; network?: boolean };
+}
+
+/** Options of {@linkcode Policy.check}. */
+export interface CheckOptions {
+  /**
+   * The command runs in a session that keeps the policy's promise: what the
+   * parser cannot prove (a variable, a substitution, an unlisted program
+   * under the preset, a string run by `bash -c`) is allowed and contained.
+   * Rules, reserved names, known writes and changes to how later commands
+   * run are judged as without it.
+   */
+  contained?: boolean;
+}
+
+/** "The x" -> "the x", leaving names and quoted words alone. */
+function lowerFirst(text: string): string {
+  return /^[A-Z][a-z]/.test(text)
+    ? text[0].toLowerCase() + text.slice(1)
+    : text;
 }
 
 const SEVERITY: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
 
-const OPTION_KEYS = ["allow", "ask", "deny", "default"];
+const OPTION_KEYS = ["allow", "ask", "deny", "default", "contain"];
 
 /**
  * Refuses options with a key the policy does not know (a misspelt `deni`
@@ -159,6 +187,8 @@ type Mode = "rules" | "readOnly" | "allowAll";
 interface Finding {
   decision: Decision;
   reason: string;
+  /** Stands under containment (see {@linkcode Walker.add}). */
+  firm: boolean;
 }
 
 /**
@@ -196,6 +226,7 @@ export class Policy {
   readonly #ask: Rule[];
   readonly #deny: Rule[];
   readonly #default: Decision;
+  #promise: Containment | null;
   #mode: Mode = "rules";
 
   /** Creates a policy from rules; commands no rule matches get `default` ("ask"). */
@@ -213,6 +244,26 @@ export class Policy {
       );
     }
     this.#default = d;
+    this.#promise = options.contain === undefined
+      ? null
+      : checkContainment(options.contain);
+  }
+
+  /**
+   * What the policy promises about effects (null: none), which a contained
+   * session keeps.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Policy } from "./engine.ts";
+   *
+   * assert.deepEqual(Policy.readOnly().promise, { writable: [], network: false });
+   * assert.equal(new Policy({ allow: ["ls"] }).promise, null);
+   * ```
+   */
+  get promise(): Containment | null {
+    return this.#promise;
   }
 
   /**
@@ -233,6 +284,7 @@ export class Policy {
   static readOnly(extra: Omit<PolicyOptions, "default"> = {}): Policy {
     const p = new Policy({ ...extra, default: "ask" });
     p.#mode = "readOnly";
+    p.#promise ??= { writable: [], network: false };
     return p;
   }
 
@@ -271,7 +323,7 @@ export class Policy {
    * assert.deepEqual(r.commands, [["cat", "a"], ["grep", "-c", "b"]]);
    * ```
    */
-  check(command: string): PolicyResult {
+  check(command: string, options: CheckOptions = {}): PolicyResult {
     if (typeof command !== "string") {
       return {
         decision: "deny",
@@ -303,15 +355,34 @@ export class Policy {
         commands: walker.argvs,
       };
     }
-    let worst = walker.findings[0];
-    for (const f of walker.findings) {
+    const contained = options?.contained === true;
+    const findings = walker.findings.map((f): Finding =>
+      contained && !f.firm && f.decision !== "allow"
+        ? {
+          decision: "allow",
+          reason: `contained: ${lowerFirst(f.reason)}`,
+          firm: false,
+        }
+        : f
+    );
+    let worst = findings[0];
+    for (const f of findings) {
       if (SEVERITY[f.decision] > SEVERITY[worst.decision]) worst = f;
     }
     if (worst.decision === "allow") {
       // What allowed it, in the policy's words: "ls is read-only; wc is
       // read-only" (three at most).
-      const reasons = [...new Set(walker.findings.map((f) => f.reason))];
+      // (What containment allowed comes first: it is what the reader needs.)
+      const reasons = [
+        ...new Set(
+          findings.map((f) => f.reason).sort((x, y) =>
+            Number(!x.startsWith("contained: ")) -
+            Number(!y.startsWith("contained: "))
+          ),
+        ),
+      ];
       worst = {
+        firm: false,
         decision: "allow",
         reason: reasons.length > 3
           ? `${reasons.slice(0, 3).join("; ")}; and ${
@@ -330,6 +401,7 @@ export class Policy {
   #view(): View {
     return {
       mode: this.#mode,
+      promise: this.promise,
       allow: this.#allow,
       ask: this.#ask,
       deny: this.#deny,
@@ -341,6 +413,7 @@ export class Policy {
 /** What the walker needs of a policy. */
 interface View {
   mode: Mode;
+  promise: Containment | null;
   allow: Rule[];
   ask: Rule[];
   deny: Rule[];
@@ -372,8 +445,27 @@ class Walker {
     return this.strict || this.#p.deny.length > 0 || this.#p.ask.length > 0;
   }
 
-  add(decision: Decision, reason: string): void {
-    this.findings.push({ decision, reason });
+  /**
+   * Records a finding. A firm one (a rule, a reserved name, a known write,
+   * a change to how later commands run) stands under containment too; any
+   * other is something the parser cannot prove, which a contained session
+   * may run because the kernel keeps the promise.
+   */
+  add(decision: Decision, reason: string, firm = false): void {
+    this.findings.push({ decision, reason, firm });
+  }
+
+  /** Whether a literal write target is the scratch /tmp or a path the policy promises writable. */
+  writable(target: string): boolean {
+    if (/(^|\/)\.\.(\/|$)/.test(target)) return false;
+    if (/^\/tmp\/./.test(target)) return true;
+    const promise = this.#p.promise;
+    if (promise === null || target.startsWith("~")) return false;
+    return promise.writable.some((w) => {
+      if (w === "." || w === "./") return !target.startsWith("/");
+      const base = w.replace(/\/+$/, "");
+      return target === base || target.startsWith(`${base}/`);
+    });
   }
 
   /**
@@ -386,8 +478,8 @@ class Walker {
   }
 
   /** A structural problem: refused unless the policy allows everything. */
-  refuse(decision: Decision, reason: string): void {
-    if (this.strict) this.add(decision, reason);
+  refuse(decision: Decision, reason: string, firm = false): void {
+    if (this.strict) this.add(decision, reason, firm);
   }
 
   statements(list: Statement[], depth: number): void {
@@ -421,11 +513,14 @@ class Walker {
         this.statements(c.body, depth);
         return this.redirects(c.redirects, depth);
       case "For":
-        if (reservedName(c.name)) this.add("deny", reservedReason(c.name));
+        if (reservedName(c.name)) {
+          this.add("deny", reservedReason(c.name), true);
+        }
         if (dangerousName(c.name)) {
           this.refuse(
             "deny",
             `The loop sets ${c.name}, which changes how commands run`,
+            true,
           );
         }
         c.items?.forEach((w) => this.word(w, depth));
@@ -444,7 +539,7 @@ class Walker {
         return this.redirects(c.redirects, depth);
       case "Function":
         if (reservedName(c.name)) {
-          this.add("deny", reservedReason(`The function ${c.name}`));
+          this.add("deny", reservedReason(`The function ${c.name}`), true);
         }
         this.refuse(
           this.readOnly ? "deny" : "ask",
@@ -498,7 +593,7 @@ class Walker {
     inner.forEach((w) => this.word(w, depth));
     const reserved = /__bb|_\+/.exec(expr);
     if (reserved) {
-      this.add("deny", reservedReason(expr.trim()));
+      this.add("deny", reservedReason(expr.trim()), true);
       return;
     }
     const plain = expr.replace(
@@ -545,9 +640,9 @@ class Walker {
   }
 
   assignment(a: Assignment, depth: number, split = false): void {
-    if (reservedName(a.name)) this.add("deny", reservedReason(a.name));
+    if (reservedName(a.name)) this.add("deny", reservedReason(a.name), true);
     if (dangerousName(a.name) && !split) {
-      this.refuse("deny", `Setting ${a.name} changes how commands run`);
+      this.refuse("deny", `Setting ${a.name} changes how commands run`, true);
     }
     if (a.index !== undefined && !/^\s*\d+\s*$/.test(a.index)) {
       this.evaluated(
@@ -581,6 +676,7 @@ class Walker {
         this.refuse(
           "deny",
           `Redirection to ${target} opens a network connection`,
+          true,
         );
         continue;
       }
@@ -595,7 +691,7 @@ class Walker {
         continue;
       }
       if (r.fd?.startsWith("{") && reservedName(r.fd.slice(1, -1))) {
-        this.add("deny", reservedReason(r.fd));
+        this.add("deny", reservedReason(r.fd), true);
       }
       if (r.fd?.startsWith("{")) {
         this.refuse(
@@ -638,11 +734,14 @@ class Walker {
       // A write: refused by the preset; a custom policy has no rule for
       // writes, so it gets the decision for what no rule matches.
       const decision = this.readOnly ? "deny" : this.#p.default;
+      // Under containment a write to the scratch /tmp or to a path the
+      // policy promises writable is the kernel's to keep.
+      const firm = !this.writable(target);
       if (r.op === "<>") {
-        this.add(decision, "<> opens a file for writing");
+        this.add(decision, "<> opens a file for writing", firm);
         continue;
       }
-      this.add(decision, `Output redirection to ${target} writes a file`);
+      this.add(decision, `Output redirection to ${target} writes a file`, firm);
     }
   }
 
@@ -667,12 +766,13 @@ class Walker {
           this.evaluated("ask", `\${!${part.name}} is an indirect expansion`);
         }
         if (/^(\[[^\]]*\])?:?=/.test(op) && reservedName(part.name)) {
-          this.add("deny", reservedReason(`\${${part.name}${op}}`));
+          this.add("deny", reservedReason(`\${${part.name}${op}}`), true);
         }
         if (/^(\[[^\]]*\])?:?=/.test(op) && dangerousName(part.name)) {
           this.refuse(
             "deny",
             `\${${part.name}${op}} assigns ${part.name}, which changes how commands run`,
+            true,
           );
         }
         const sub = /^\[([^\]]*)\]/.exec(op.replace(/^[!#]/, ""));
@@ -750,13 +850,13 @@ class Walker {
     const p = this.#p;
     for (const rule of p.deny) {
       if (matches(rule, argv, true)) {
-        this.add("deny", `"${rule.text}" is denied`);
+        this.add("deny", `"${rule.text}" is denied`, true);
         return;
       }
     }
     for (const rule of p.ask) {
       if (matches(rule, argv, true)) {
-        this.add("ask", `"${rule.text}" needs approval`);
+        this.add("ask", `"${rule.text}" needs approval`, true);
         return;
       }
     }
@@ -779,13 +879,14 @@ class Walker {
     }
     const reserved = reservedWord(base, args);
     if (reserved && !reserved.unknown) {
-      this.add("deny", reservedReason(`${base} ${reserved.text}`));
+      this.add("deny", reservedReason(`${base} ${reserved.text}`), true);
       return;
     }
     if (reserved?.unknown && this.guarded) {
       this.add(
         "ask",
         `${base} ${reserved.text}: a name known only at run time may be one reserved for bashbox's framing (__bb*, _+*)`,
+        true,
       );
       return;
     }
@@ -836,7 +937,7 @@ class Walker {
     }
     const state = stateChange(base, args);
     if (state) {
-      this.add("deny", state);
+      this.add("deny", state, true);
       return;
     }
     if (p.mode === "readOnly") {
@@ -849,12 +950,17 @@ class Walker {
           judged = rest;
         }
         const problem = judgeProgram(program, name, judged);
-        if (problem) this.add(problem.decision, problem.reason);
-        else this.add("allow", `${name} is read-only`);
+        if (problem) {
+          this.add(
+            problem.decision,
+            problem.reason,
+            problem.decision === "deny",
+          );
+        } else this.add("allow", `${name} is read-only`);
         return;
       }
     }
-    this.add(p.default, noRule(name, p.mode));
+    this.add(p.default, noRule(name, p.mode), p.mode !== "readOnly");
   }
 
   /**
@@ -877,6 +983,7 @@ class Walker {
             `The word ${JSON.stringify(a.value)} names "${
               basename(token)
             }", which a rule names: it may run it`,
+            true,
           );
           return;
         }
@@ -942,17 +1049,22 @@ class Walker {
       }
       for (const a of out.assigns ?? []) {
         if (dangerousName(a)) {
-          this.refuse("deny", `Setting ${a} changes how commands run`);
+          this.refuse("deny", `Setting ${a} changes how commands run`, true);
         } else if (this.readOnly) this.environment(a, true);
       }
       if (base === "sudo" || base === "doas") {
         this.refuse(
           this.readOnly ? "deny" : "ask",
           `${base} runs a command as another user`,
+          true,
         );
       }
       if (base === "exec" && out.inner.length > 0) {
-        this.refuse(this.readOnly ? "deny" : "ask", "exec replaces the shell");
+        this.refuse(
+          this.readOnly ? "deny" : "ask",
+          "exec replaces the shell",
+          true,
+        );
       }
       const self = this.#p.allow.some((rule) =>
         rule.words.length === 1 &&
@@ -976,12 +1088,13 @@ class Walker {
         this.refuse(
           this.readOnly ? "deny" : "ask",
           "exec without a command changes the shell's descriptors for later commands",
+          true,
         );
         return true;
       }
       if (inner.length === 0) {
         if (this.#p.mode === "rules" && !self) {
-          this.add(this.#p.default, noRule(base, this.#p.mode));
+          this.add(this.#p.default, noRule(base, this.#p.mode), true);
         } else this.add("allow", `${base} runs nothing`);
         return true;
       }
@@ -990,7 +1103,7 @@ class Walker {
         !self
       ) {
         // A custom policy must allow the wrapper itself too.
-        this.add(this.#p.default, noRule(base, this.#p.mode));
+        this.add(this.#p.default, noRule(base, this.#p.mode), true);
       }
       this.argv(inner, depth + 1);
       return true;

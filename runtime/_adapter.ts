@@ -129,6 +129,15 @@ export interface RuntimeAdapter {
   runQuiet(argv: readonly string[], timeoutMs?: number): Promise<void>;
   /** {@linkcode RuntimeAdapter.runQuiet}, synchronously; never throws. */
   runQuietSync(argv: readonly string[], timeoutMs?: number): void;
+  /**
+   * Runs `argv` synchronously with no input, for a probe; the exit code
+   * (null when it could not run, was killed or outran `timeoutMs`) and what
+   * it printed on stderr. Never throws.
+   */
+  runSync(
+    argv: readonly string[],
+    timeoutMs: number,
+  ): { code: number | null; stderr: string };
   /** Runs `argv` with no I/O; true when it exited with 0; never rejects. */
   runOk(argv: readonly string[]): Promise<boolean>;
   /** The host's variable `name` (undefined where it may not be read: no prompt). */

@@ -394,6 +394,19 @@ export function runQuietSync(
   adapter?.runQuietSync(argv, options.timeoutMs);
 }
 
+/**
+ * Runs `argv` synchronously for a probe (no input, stdout discarded): its
+ * exit code (null when it could not run, was killed or outran `timeoutMs`)
+ * and its stderr. Never throws.
+ */
+export function runSync(
+  argv: readonly string[],
+  timeoutMs = 10_000,
+): { code: number | null; stderr: string } {
+  return adapter?.runSync(argv, timeoutMs) ??
+    { code: null, stderr: "no runtime to run it with" };
+}
+
 // ---------------------------------------------------------------------------
 // Spawning.
 

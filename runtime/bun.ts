@@ -150,6 +150,26 @@ function runQuietSync(argv: readonly string[], timeoutMs?: number): void {
   }
 }
 
+function runSync(
+  argv: readonly string[],
+  timeoutMs: number,
+): { code: number | null; stderr: string } {
+  try {
+    const out = B.spawnSync([...argv], {
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "pipe",
+      timeout: timeoutMs,
+    });
+    return {
+      code: out.signalCode ? null : out.exitCode,
+      stderr: new TextDecoder().decode(out.stderr ?? new Uint8Array()),
+    };
+  } catch (error) {
+    return { code: null, stderr: String((error as Error)?.message ?? error) };
+  }
+}
+
 async function runOk(argv: readonly string[]): Promise<boolean> {
   try {
     return await B.spawn([...argv], IGNORED).exited === 0;
@@ -185,6 +205,7 @@ export const adapter: RuntimeAdapter = {
   spawnGuardian,
   runQuiet,
   runQuietSync,
+  runSync,
   runOk,
   env: (name) => process.env[name],
   mayKill: () => true,

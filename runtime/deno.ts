@@ -147,6 +147,28 @@ function runQuietSync(argv: readonly string[]): void {
   }
 }
 
+function runSync(
+  argv: readonly string[],
+  timeoutMs: number,
+): { code: number | null; stderr: string } {
+  try {
+    // (outputSync has no timeout: the probe's own argv bounds itself.)
+    void timeoutMs;
+    const out = new D.Command(argv[0], {
+      args: argv.slice(1),
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).outputSync();
+    return {
+      code: out.signal === null ? out.code : null,
+      stderr: new TextDecoder().decode(out.stderr),
+    };
+  } catch (error) {
+    return { code: null, stderr: String((error as Error)?.message ?? error) };
+  }
+}
+
 async function runOk(argv: readonly string[]): Promise<boolean> {
   try {
     return (await quiet(argv).output()).success;
@@ -234,6 +256,7 @@ export const adapter: RuntimeAdapter = {
   spawnGuardian,
   runQuiet,
   runQuietSync,
+  runSync,
   runOk,
   env,
   mayKill,

@@ -354,6 +354,26 @@ export function runQuietSync(
   }
 }
 
+/** {@linkcode RuntimeAdapter.runSync} for Node. */
+function runSync(
+  argv: readonly string[],
+  timeoutMs: number,
+): { code: number | null; stderr: string } {
+  try {
+    const out = spawnSync(argv[0], argv.slice(1), {
+      stdio: ["ignore", "ignore", "pipe"],
+      timeout: timeoutMs,
+    });
+    if (out.error) return { code: null, stderr: out.error.message };
+    return {
+      code: out.signal ? null : out.status,
+      stderr: out.stderr?.toString() ?? "",
+    };
+  } catch (error) {
+    return { code: null, stderr: String((error as Error)?.message ?? error) };
+  }
+}
+
 /** `node:http` behind the same fetch-shaped handler, for Node. */
 async function serveNode(
   options: ServeOptions,
@@ -435,6 +455,7 @@ export const adapter: RuntimeAdapter = {
   spawnGuardian,
   runQuiet,
   runQuietSync,
+  runSync,
   runOk: (argv) => runOk(argv[0], argv.slice(1)),
   env: (name) => process.env[name],
   mayKill: () => true,

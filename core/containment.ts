@@ -1,0 +1,191 @@
+/**
+ * Containment: the kernel keeps a policy's promise. A policy that promises
+ * where commands may write and whether they may reach the network (the
+ * read-only preset promises no writes and no network) has its session run
+ * in a bubblewrap sandbox built from that promise; where bubblewrap cannot
+ * run, the session runs uncontained and says so, and the policy is then
+ * best effort.
+ *
+ * @module
+ */
+
+import { isAbsolute, resolve } from "node:path";
+import { runSync } from "../runtime/_runtime.ts";
+import { bwrapArgv, type Sandbox, unixSocketsBlocked } from "./sandbox.ts";
+
+/** What a policy promises about effects, for the kernel to keep. */
+export interface Containment {
+  /**
+   * Paths commands may write (absolute, or relative to the session's
+   * working directory: `"."` is the working directory itself). Empty: none
+   * but a private scratch `/tmp`.
+   */
+  readonly writable: readonly string[];
+  /** Whether commands may reach the network (all of it: no host lists). */
+  readonly network: boolean;
+}
+
+/** Whether a session is contained, and if not, why. */
+export type ContainmentStatus =
+  | { readonly contained: true; readonly sandbox: Sandbox }
+  | { readonly contained: false; readonly reason: string };
+
+/** How a host asks for containment: "auto" falls back with a notice, "required" refuses to run uncontained. */
+export type ContainMode = "auto" | "required" | false;
+
+/**
+ * Checks a containment promise given as options, naming what was expected.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkContainment } from "./containment.ts";
+ *
+ * assert.deepEqual(checkContainment({ writable: ["."] }), { writable: ["."], network: false });
+ * assert.throws(() => checkContainment({ writable: "." }), /array of paths/);
+ * ```
+ */
+export function checkContainment(value: unknown): Containment {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new TypeError(
+      `Expected contain to be { writable?: string[], network?: boolean }, got ${
+        JSON.stringify(value)
+      }`,
+    );
+  }
+  const v = value as Record<string, unknown>;
+  for (const key of Object.keys(v)) {
+    if (key !== "writable" && key !== "network") {
+      throw new TypeError(
+        `Unknown contain option "${key}": expected writable or network`,
+      );
+    }
+  }
+  const writable = v.writable ?? [];
+  if (
+    !Array.isArray(writable) ||
+    writable.some((p) => typeof p !== "string" || p === "" || p.includes("\0"))
+  ) {
+    throw new TypeError(
+      `Expected contain.writable to be an array of paths, got ${
+        JSON.stringify(v.writable)
+      }`,
+    );
+  }
+  if (v.network !== undefined && typeof v.network !== "boolean") {
+    throw new TypeError(
+      `Expected contain.network to be true or false, got ${
+        JSON.stringify(v.network)
+      }`,
+    );
+  }
+  return { writable: [...writable], network: v.network === true };
+}
+
+/**
+ * The sandbox that keeps `promise` for a session working in `cwd`: the
+ * root and `cwd` read-only unless named writable, the promised paths
+ * writable, a private `/tmp`, no network unless promised, no Unix sockets.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { containmentSandbox } from "./containment.ts";
+ *
+ * const s = containmentSandbox({ writable: [], network: false }, "/work");
+ * assert.equal(s.readOnlyWorkdir, true);
+ * assert.equal(containmentSandbox({ writable: ["."], network: false }, "/work").readOnlyWorkdir, false);
+ * ```
+ */
+export function containmentSandbox(
+  promise: Containment,
+  cwd: string,
+): Sandbox {
+  const paths = promise.writable.map((p) =>
+    isAbsolute(p) ? resolve(p) : resolve(cwd, p)
+  );
+  const workdir = resolve(cwd);
+  return {
+    kind: "bwrap",
+    workdir,
+    readOnlyWorkdir: !paths.includes(workdir),
+    writable: [...new Set(paths.filter((p) => p !== workdir))],
+    network: promise.network,
+  };
+}
+
+const probes = new Map<string, string | null>();
+
+/**
+ * Why bubblewrap cannot contain a session here, or null when it can: runs
+ * it once (per binary, cached for the process) with the namespaces a
+ * contained session uses.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sandboxUnavailable } from "./containment.ts";
+ *
+ * assert.match(String(sandboxUnavailable("/nonexistent/bwrap")), /bubblewrap/);
+ * ```
+ */
+export function sandboxUnavailable(bwrap = "bwrap"): string | null {
+  const cached = probes.get(bwrap);
+  if (cached !== undefined) return cached;
+  let reason: string | null = null;
+  const g = globalThis as { process?: { platform?: string } };
+  const platform = (globalThis as { Deno?: { build: { os: string } } }).Deno
+    ?.build.os ?? g.process?.platform;
+  if (platform !== "linux") {
+    reason =
+      `no sandbox on ${platform} (bashbox contains sessions with bubblewrap, on Linux only)`;
+  } else {
+    const argv = bwrapArgv({ kind: "bwrap", workdir: "/", bwrap }, ["true"])
+      .filter((a, i, all) =>
+        // The probe needs no info fd and no seccomp descriptor.
+        !(a === "--info-fd" || all[i - 1] === "--info-fd" ||
+          a === "--seccomp" || all[i - 1] === "--seccomp")
+      );
+    const out = runSync(argv);
+    if (out.code !== 0) {
+      const why = out.stderr.trim().split("\n").at(-1) ?? "";
+      reason = out.code === null && /ENOENT|not found|No such/i.test(why)
+        ? `bubblewrap ("${bwrap}") is not installed (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)`
+        : `bubblewrap ("${bwrap}") cannot create a sandbox here${
+          why ? `: ${why}` : ""
+        }`;
+    }
+  }
+  probes.set(bwrap, reason);
+  return reason;
+}
+
+/**
+ * The status in words, as results and start-up notices say it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { describeContainment } from "./containment.ts";
+ *
+ * assert.match(
+ *   describeContainment({ contained: false, reason: "no bubblewrap" }),
+ *   /^not contained: no bubblewrap; the policy is best effort/,
+ * );
+ * ```
+ */
+export function describeContainment(status: ContainmentStatus): string {
+  if (!status.contained) {
+    return `not contained: ${status.reason}; the policy is best effort (the parser alone judges each command)`;
+  }
+  const s = status.sandbox;
+  const writable = [
+    ...(s.readOnlyWorkdir ? [] : [s.workdir]),
+    ...(s.writable ?? []),
+  ];
+  return `contained (bubblewrap): writes only to ${
+    writable.length ? `${writable.join(", ")} and ` : ""
+  }a private /tmp, ${s.network ? "network allowed" : "no network"}${
+    unixSocketsBlocked(s) ? ", no Unix sockets" : ""
+  }`;
+}
