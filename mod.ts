@@ -130,6 +130,7 @@ export {
 } from "./shell/parse.ts";
 export {
   awkProgramProblem,
+  type CheckOptions,
   type Decision,
   type Limits,
   limitsScript,
@@ -149,7 +150,20 @@ export {
   type BwrapSandbox,
   type Sandbox,
   sandboxLauncher,
+  seccompFilter,
+  unixSocketsBlocked,
 } from "./core/sandbox.ts";
+export {
+  checkContainment,
+  type Containment,
+  containmentSandbox,
+  type ContainmentStatus,
+  type ContainMode,
+  containSession,
+  describeContainment,
+  sandboxUnavailable,
+  sessionContainment,
+} from "./core/containment.ts";
 export {
   type SessionLease,
   SessionPool,

@@ -11,6 +11,7 @@
 
 import { isAbsolute, resolve } from "node:path";
 import { runSync } from "../runtime/_runtime.ts";
+import { hostCwd, hostPlatform } from "../runtime/host.ts";
 import { bwrapArgv, type Sandbox, unixSocketsBlocked } from "./sandbox.ts";
 
 /** What a policy promises about effects, for the kernel to keep. */
@@ -133,9 +134,7 @@ export function sandboxUnavailable(bwrap = "bwrap"): string | null {
   const cached = probes.get(bwrap);
   if (cached !== undefined) return cached;
   let reason: string | null = null;
-  const g = globalThis as { process?: { platform?: string } };
-  const platform = (globalThis as { Deno?: { build: { os: string } } }).Deno
-    ?.build.os ?? g.process?.platform;
+  const platform = hostPlatform();
   if (platform !== "linux") {
     reason =
       `no sandbox on ${platform} (bashbox contains sessions with bubblewrap, on Linux only)`;
@@ -146,10 +145,11 @@ export function sandboxUnavailable(bwrap = "bwrap"): string | null {
         !(a === "--info-fd" || all[i - 1] === "--info-fd" ||
           a === "--seccomp" || all[i - 1] === "--seccomp")
       );
-    const out = runSync(argv);
+    // Through bash, as sessions start bwrap (Deno may run only bash).
+    const out = runSync(["bash", "-c", 'exec "$@"', "bashbox-probe", ...argv]);
     if (out.code !== 0) {
       const why = out.stderr.trim().split("\n").at(-1) ?? "";
-      reason = out.code === null && /ENOENT|not found|No such/i.test(why)
+      reason = out.code === 127 || out.code === 126
         ? `bubblewrap ("${bwrap}") is not installed (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)`
         : `bubblewrap ("${bwrap}") cannot create a sandbox here${
           why ? `: ${why}` : ""
@@ -188,4 +188,99 @@ export function describeContainment(status: ContainmentStatus): string {
   }a private /tmp, ${s.network ? "network allowed" : "no network"}${
     unixSocketsBlocked(s) ? ", no Unix sockets" : ""
   }`;
+}
+
+/** The options {@linkcode containSession} needs of a session. */
+export interface ContainableOptions {
+  /** The working directory (default: the host's). */
+  cwd?: string;
+  /** A sandbox chosen by the caller. */
+  sandbox?: Sandbox;
+  /** A transport: the shell runs elsewhere. */
+  transport?: unknown;
+}
+
+/**
+ * The session options that keep `promise`, and the status to report: with
+ * a sandbox chosen by the caller, that sandbox; over a transport, not
+ * contained; otherwise a sandbox built from the promise where bubblewrap
+ * works. `mode` "required" throws where the session would run uncontained;
+ * false leaves the options as they are. Without a promise nothing changes
+ * and the status is null (unless the caller chose a sandbox).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { containSession } from "./containment.ts";
+ *
+ * const { status } = containSession(null, {});
+ * assert.equal(status, null);
+ * const over = containSession({ writable: [], network: false }, { transport: { argv: ["ssh", "h"] } });
+ * assert.equal(over.status?.contained, false);
+ * ```
+ */
+export function containSession<T extends ContainableOptions>(
+  promise: Containment | null,
+  options: T,
+  mode: ContainMode = "auto",
+): { options: T; status: ContainmentStatus | null } {
+  if (mode !== "auto" && mode !== "required" && mode !== false) {
+    throw new TypeError(
+      `Expected contain to be "auto", "required" or false, got ${
+        JSON.stringify(mode)
+      }`,
+    );
+  }
+  if (options.sandbox !== undefined) {
+    return { options, status: { contained: true, sandbox: options.sandbox } };
+  }
+  if (promise === null) return { options, status: null };
+  let reason: string | null;
+  if (mode === false) reason = "containment is turned off (contain: false)";
+  else if (options.transport !== undefined) {
+    reason =
+      "the shell runs over a transport, where bashbox contains nothing (contain the remote side yourself)";
+  } else reason = sandboxUnavailable();
+  if (reason === null) {
+    const cwd = options.cwd ?? hostCwd();
+    const sandbox = containmentSandbox(promise, cwd);
+    return {
+      options: { ...options, sandbox },
+      status: { contained: true, sandbox },
+    };
+  }
+  if (mode === "required") {
+    throw new Error(`Containment is required, and ${reason}`);
+  }
+  return { options, status: { contained: false, reason } };
+}
+
+/**
+ * The status of a session made elsewhere (handed to a tool), for a policy
+ * with `promise`: contained when it runs in a sandbox. Throws in mode
+ * "required" when it does not.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sessionContainment } from "./containment.ts";
+ *
+ * assert.equal(sessionContainment({ writable: [], network: false }, {})?.contained, false);
+ * ```
+ */
+export function sessionContainment(
+  promise: Containment | null,
+  session: { readonly sandbox?: Sandbox },
+  mode: ContainMode = "auto",
+): ContainmentStatus | null {
+  if (session.sandbox !== undefined) {
+    return { contained: true, sandbox: session.sandbox };
+  }
+  if (promise === null) return null;
+  const reason =
+    "the session was handed in without a sandbox (bashbox contains only the sessions it creates)";
+  if (mode === "required") {
+    throw new Error(`Containment is required, and ${reason}`);
+  }
+  return { contained: false, reason };
 }

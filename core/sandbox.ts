@@ -11,13 +11,17 @@
  * socket needs no write permission on the mount (the D-Bus system bus, a
  * Docker socket, an agent's socket would run commands outside). So, by
  * default, `/run` is hidden (without network) and a seccomp filter makes
- * `socket(AF_UNIX, …)` fail with EPERM (x86-64 and arm64; other
- * architectures get no filter, and `unixSocketsBlocked` says so).
+ * `socket(AF_UNIX, …)` fail with EPERM and io_uring (which opens sockets
+ * without `socket`) unavailable (x86-64 and arm64; other architectures get
+ * no filter, and `unixSocketsBlocked` says so).
  *
- * Pure: builds arguments only.
+ * Builds arguments only (reading the host's architecture for the seccomp
+ * program).
  *
  * @module
  */
+
+import { hostArch } from "../runtime/host.ts";
 
 /** Options of a bubblewrap sandbox. */
 export interface BwrapSandbox {
@@ -160,40 +164,43 @@ const SECCOMP_FD = 4;
 /** Audit architecture and socket(2) number of the architectures filtered. */
 const ARCHES: Record<string, { audit: number; socket: number }> = {
   x64: { audit: 0xc000003e, socket: 41 },
-  x86_64: { audit: 0xc000003e, socket: 41 },
   arm64: { audit: 0xc00000b7, socket: 198 },
-  aarch64: { audit: 0xc00000b7, socket: 198 },
 };
-
-function hostArch(): string {
-  const g = globalThis as {
-    Deno?: { build: { arch: string } };
-    process?: { arch: string };
-  };
-  return g.Deno?.build.arch ?? g.process?.arch ?? "unknown";
-}
 
 /**
  * The classic BPF program (as the bytes `struct sock_filter[]` holds) that
- * makes `socket(AF_UNIX, …)` fail with EPERM, lets every other call
- * through, and fails every call of a foreign ABI (x32, 32-bit) with ENOSYS
+ * makes `socket(AF_UNIX, …)` fail with EPERM and `io_uring_setup` with
+ * ENOSYS (io_uring creates sockets without `socket`; programs fall back to
+ * plain calls), lets every other call through, and fails every call of a foreign ABI (x32, 32-bit) with ENOSYS
  * so that no other syscall table reaches `socket` unfiltered; null on an
  * architecture it does not know.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { seccompFilter } from "./sandbox.ts";
+ *
+ * assert.equal(seccompFilter("x64")?.length, 11 * 8);
+ * assert.equal(seccompFilter("mips"), null);
+ * ```
  */
 export function seccompFilter(arch: string = hostArch()): Uint8Array | null {
   const a = ARCHES[arch];
   if (a === undefined) return null;
   const LD_ABS = 0x20, JEQ = 0x15, JGE = 0x35, RET = 0x06;
   const ALLOW = 0x7fff0000, ERRNO = 0x00050000;
+  // io_uring_setup has the same number on x86-64 and arm64.
+  const IO_URING_SETUP = 425;
   // [code, jt, jf, k]: jumps count instructions after the next one.
   const program: [number, number, number, number][] = [
     [LD_ABS, 0, 0, 4], // arch
-    [JEQ, 0, 7, a.audit], // foreign ABI -> 9
+    [JEQ, 0, 8, a.audit], // foreign ABI -> 10
     [LD_ABS, 0, 0, 0], // syscall number
-    [JGE, 4, 0, 0x40000000], // x32 -> 8
-    [JEQ, 0, 2, a.socket], // not socket -> 7
+    [JGE, 6, 0, 0x40000000], // x32 -> 10
+    [JEQ, 5, 0, IO_URING_SETUP], // -> 10 (its IORING_OP_SOCKET skips socket())
+    [JEQ, 0, 2, a.socket], // not socket -> 8
     [LD_ABS, 0, 0, 16], // args[0], low half
-    [JEQ, 1, 0, 1], // AF_UNIX -> 8
+    [JEQ, 1, 0, 1], // AF_UNIX -> 9
     [RET, 0, 0, ALLOW],
     [RET, 0, 0, ERRNO | 1], // EPERM
     [RET, 0, 0, ERRNO | 38], // ENOSYS

@@ -27,6 +27,11 @@ export interface AuditStart {
   decision: string;
   /** Why the policy decided so, when there is a policy (redacted, quoted fragments of secrets included). */
   reason?: string;
+  /**
+   * The session keeps the policy's promise (true), or the policy promises
+   * and the session runs uncontained (false); absent without a promise.
+   */
+  contained?: boolean;
 }
 
 /** The record written when a command ends (or was refused). */
@@ -57,6 +62,8 @@ export interface AuditEnd {
   preview: string;
   /** The result went to the model with `is_error`. */
   isError: boolean;
+  /** As in {@linkcode AuditStart}. */
+  contained?: boolean;
 }
 
 /** One audit event. */

@@ -21,6 +21,7 @@ import { awkProgramProblem as awkProblem } from "./awk.ts";
 import { sedScriptProblem as sedProblem } from "./sed.ts";
 
 export {
+  type CheckOptions,
   type Decision,
   Policy,
   type PolicyOptions,

@@ -34,6 +34,26 @@ export function hostEnvObject(): Record<string, string | undefined> {
   }
 }
 
+/** The host's working directory ("/" where it cannot be read). */
+export function hostCwd(): string {
+  try {
+    return DenoNs ? DenoNs.cwd() : g.process.cwd();
+  } catch {
+    return "/";
+  }
+}
+
+/** The host's operating system as Node names it ("linux", "darwin", ...). */
+export function hostPlatform(): string {
+  return DenoNs ? DenoNs.build.os : g.process?.platform ?? "unknown";
+}
+
+/** The host's CPU architecture as Node names it ("x64", "arm64", ...). */
+export function hostArch(): string {
+  const arch = DenoNs ? DenoNs.build.arch : g.process?.arch ?? "unknown";
+  return arch === "x86_64" ? "x64" : arch === "aarch64" ? "arm64" : arch;
+}
+
 const encoder = new TextEncoder();
 
 /** Writes text to the host's stdout (1) or stderr (2). */

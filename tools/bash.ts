@@ -33,6 +33,12 @@ import { toToolResult } from "./result.ts";
 import type { StreamRedactor } from "../egress/redact.ts";
 import type { Sandbox } from "../core/sandbox.ts";
 import {
+  type ContainmentStatus,
+  type ContainMode,
+  containSession,
+  sessionContainment,
+} from "../core/containment.ts";
+import {
   type BackgroundProcess,
   BashSession,
   type BashSessionOptions,
@@ -60,8 +66,20 @@ const PROCESS_START_WAIT_MS = 1000;
 export interface BashToolOptions {
   /** The session to use (not closed by the tool); default: a new one it owns. */
   session?: BashSession;
-  /** Options for the session the tool creates. */
+  /**
+   * Options for the session the tool creates. With a policy that promises
+   * (`policy.promise`, as `Policy.readOnly()` does) and no `sandbox` or
+   * `transport` here, the session is contained: it runs in a bubblewrap
+   * sandbox that keeps the promise (see `contain`).
+   */
   sessionOptions?: BashSessionOptions;
+  /**
+   * Containment of the session for a policy that promises (default "auto":
+   * contained where bubblewrap works, otherwise uncontained and reported as
+   * such in `containment` and the audit). "required": refuse to run
+   * uncontained (the constructor throws). false: never contain.
+   */
+  contain?: ContainMode;
   /** Judges each command before it runs; `deny` refuses, `ask` goes to `onAsk`. */
   policy?: CommandPolicy;
   /** Answers `ask` decisions (default: refuse). */
@@ -278,6 +296,7 @@ const HOST_ONLY_HINT =
 export class BashTool {
   readonly #session: BashSession;
   readonly #ownsSession: boolean;
+  readonly #containment: ContainmentStatus | null;
   readonly #options: BashToolOptions;
   readonly #maxChars: number;
   readonly #sessionId: string;
@@ -292,8 +311,23 @@ export class BashTool {
   /** Creates the tool; the shell starts with the first command. */
   constructor(options: BashToolOptions = {}) {
     this.#options = { ...options };
-    this.#session = options.session ??
-      new BashSession(options.sessionOptions);
+    const promise = options.policy?.promise ?? null;
+    if (options.session !== undefined) {
+      this.#session = options.session;
+      this.#containment = sessionContainment(
+        promise,
+        options.session,
+        options.contain,
+      );
+    } else {
+      const contained = containSession(
+        promise,
+        options.sessionOptions ?? {},
+        options.contain,
+      );
+      this.#session = new BashSession(contained.options);
+      this.#containment = contained.status;
+    }
     this.#ownsSession = options.session === undefined;
     this.#maxChars = options.maxOutputChars ?? DEFAULT_MAX_CHARS;
     if (!Number.isInteger(this.#maxChars) || this.#maxChars < 100) {
@@ -321,6 +355,25 @@ export class BashTool {
   /** The session commands run in. */
   get session(): BashSession {
     return this.#session;
+  }
+
+  /**
+   * Whether the session keeps the policy's promise: `{ contained: true,
+   * sandbox }`, `{ contained: false, reason }` (the policy is then best
+   * effort), or null when the policy promises nothing and no sandbox was
+   * chosen. `describeContainment` puts it in words.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { BashTool, Policy } from "../mod.ts";
+   *
+   * await using tool = new BashTool({ policy: Policy.readOnly(), contain: false });
+   * assert.equal(tool.containment?.contained, false);
+   * ```
+   */
+  get containment(): ContainmentStatus | null {
+    return this.#containment;
   }
 
   /** The id audit records carry. */
@@ -558,11 +611,20 @@ export class BashTool {
       id,
       command,
       judged: command,
+      contained: this.#containment?.contained === true,
+      fields: this.#containmentFields(),
       refusal: (reason) =>
         `Error: The command was refused by policy: ${reason}`,
       failure: (error) => `Error: The shell failed: ${messageOf(error)}`,
       execute: () => this.#execute(command, options),
     });
+  }
+
+  /** What audit records add about containment (nothing without a promise). */
+  #containmentFields(): { contained?: boolean } {
+    return this.#containment === null
+      ? {}
+      : { contained: this.#containment.contained };
   }
 
   /** Runs an allowed command and formats its result (the pipeline redacts and audits it). */
@@ -828,6 +890,8 @@ export class BashTool {
       id,
       command,
       judged,
+      contained: this.#containment?.contained === true,
+      fields: this.#containmentFields(),
       refusal: (reason) =>
         `Error: The command was refused by policy: ${reason}`,
       failure: (error) => `Error: ${name} failed: ${messageOf(error)}`,

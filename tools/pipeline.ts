@@ -54,6 +54,8 @@ export interface ToolCall {
   command: string;
   /** The command the policy judges; undefined: not judged (decision `none`). */
   judged?: string;
+  /** The command runs in a session that keeps the policy's promise. */
+  contained?: boolean;
   /** A decision made before the policy is asked (e.g. a read-only preset). */
   preset?: { decision: "deny"; reason: string };
   /** Fields both audit records add (already redacted where they hold text). */
@@ -120,13 +122,15 @@ export class ToolPipeline {
   }
 
   /** The policy's decision on `command`, with `ask` answered by `onAsk`. */
-  async judge(command: string): Promise<Judgement> {
+  async judge(command: string, contained = false): Promise<Judgement> {
     const policy = this.#options.policy;
     if (!policy) return { decision: "none" };
     let decision: string;
     let reason: string;
     try {
-      const verdict = policy.check(command);
+      const verdict = contained
+        ? policy.check(command, { contained })
+        : policy.check(command);
       if (
         verdict === null || typeof verdict !== "object" ||
         !["allow", "ask", "deny"].includes(verdict.decision)
@@ -176,7 +180,7 @@ export class ToolPipeline {
     const judgement: Judgement = call.preset ??
       (call.judged === undefined
         ? { decision: "none" }
-        : await this.judge(call.judged));
+        : await this.judge(call.judged, call.contained === true));
     const reason = judgement.reason === undefined
       ? undefined
       : egress.quoted(judgement.reason, sources, "audit");

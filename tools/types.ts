@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { Containment } from "../core/containment.ts";
+
 /** A policy decision on one command. */
 export interface PolicyDecision {
   /** What to do with the command. */
@@ -15,8 +17,17 @@ export interface PolicyDecision {
 
 /** Anything that can judge a command (the `Policy` of `policy.ts` fits). */
 export interface CommandPolicy {
-  /** Judges one command. */
-  check(command: string): PolicyDecision;
+  /**
+   * Judges one command; `contained` says the session keeps the policy's
+   * promise (see `promise`), so what cannot be proven may run.
+   */
+  check(command: string, options?: { contained?: boolean }): PolicyDecision;
+  /**
+   * What the policy promises about effects: paths commands may write and
+   * whether they may reach the network. A tool with such a policy contains
+   * the session it creates. Absent or null: no promise.
+   */
+  readonly promise?: Containment | null;
 }
 
 /** A policy as the editor uses it: `check()`, and `readOnlyPreset` when known. */
