@@ -10,6 +10,7 @@ import { onHostSignal } from "../runtime/host.ts";
 import { readFileSync, statSync } from "node:fs";
 import { policyOf, readPolicyFile, UsageError } from "./_policy.ts";
 import type { CommandPolicy } from "../tools/types.ts";
+import { type ContainMode, describeContainment } from "../core/containment.ts";
 import { jsonlAudit } from "../egress/audit.ts";
 import {
   BashMcp,
@@ -82,7 +83,15 @@ Commands:
   --policy <p>           readonly, allow-all (default), or a JSON rules file
                          {allow, ask, deny, default}; "ask" decisions go to
                          the user through MCP elicitation when the client
-                         supports it, and are refused with the reason otherwise
+                         supports it, and are refused with the reason otherwise;
+                         readonly (or a file with "contain") runs every shell
+                         contained: see --contain
+  --contain <mode>       auto (default): a policy that promises (readonly;
+                         "contain": {"writable": [...], "network": false} in
+                         a file) runs every shell in bubblewrap so the kernel
+                         keeps the promise, or says at start and in every
+                         result that it could not; required: refuse to start
+                         without; off: never
   --audit <file>         append an audit trail (JSON Lines; records carry the
                          MCP session id)
   --no-redact            show secret-looking values of the server's
@@ -123,6 +132,7 @@ const VALUE = new Set([
   "max-output",
   "spill-dir",
   "policy",
+  "contain",
   "audit",
   "sandbox",
   "writable",
@@ -189,6 +199,7 @@ const CONFIG_KEYS = new Set([
   "maxOutput",
   "spillDir",
   "policy",
+  "contain",
   "audit",
   "redact",
   "sandbox",
@@ -284,6 +295,18 @@ function limitsFrom(specs: readonly string[], base: Limits): Limits {
       : whole(`limit ${m[1]}`, m[2])!;
   }
   return limits;
+}
+
+/** The `--contain` mode: auto (default), required, or off. */
+function containFrom(spec: unknown): ContainMode | undefined {
+  if (spec === undefined) return undefined;
+  if (spec === "auto" || spec === "required") return spec;
+  if (spec === "off" || spec === false) return false;
+  throw new UsageError(
+    `Expected --contain to be auto, required or off, got ${
+      JSON.stringify(spec)
+    }`,
+  );
 }
 
 function policyFrom(spec: unknown): CommandPolicy | undefined {
@@ -392,6 +415,7 @@ export function planMcp(
     returnAfterMs: whole("return-after", v.returnAfter),
     maxOutputChars: whole("max-output", v.maxOutput, 100),
     policy: policyFrom(v.policy),
+    contain: containFrom(v.contain),
     redact: redact ? redactor(env) : undefined,
     audit: v.audit ? jsonlAudit(String(v.audit)) : undefined,
     spillDir: v.spillDir === undefined ? undefined : String(v.spillDir),
@@ -469,6 +493,10 @@ export async function mcpMain(
   } catch (error) {
     io.err(`${name} mcp: ${(error as Error).message}\n`);
     return 2;
+  }
+  const status = mcp.containment;
+  if (status !== null) {
+    io.err(`${name} mcp: shells are ${describeContainment(status)}\n`);
   }
   try {
     if (!plan.http) {

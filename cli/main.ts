@@ -26,6 +26,11 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { loadPolicy, UsageError } from "./_policy.ts";
+import {
+  type ContainMode,
+  containSession,
+  describeContainment,
+} from "../core/containment.ts";
 import type { ScriptedTurn } from "../anthropic/fake_api.ts";
 import {
   type AgentEvent,
@@ -152,7 +157,12 @@ Usage:
 Options:
   --timeout <ms>      deadline per command (default 120000)
   --cwd <dir>         working directory of the session
-  --policy <p>        readonly, allow-all, or a JSON file {allow, ask, deny, default}
+  --policy <p>        readonly, allow-all, or a JSON file {allow, ask, deny,
+                      default, contain}
+  --contain <mode>    auto (default): with a policy that promises (readonly,
+                      or "contain" in a file) the shell runs in bubblewrap so
+                      the kernel keeps the promise, or says at start that it
+                      could not; required: fail without; off: never
   --audit <file>      append an audit trail (JSON Lines) to file
   --spill-dir <dir>   where output cut for the model is kept in full
                       (default $TMPDIR/bashbox-spill-$USER; files stay after exit)
@@ -172,6 +182,7 @@ const VALUE_OPTIONS = [
   "timeout",
   "cwd",
   "policy",
+  "contain",
   "audit",
   "spill-dir",
   "model",
@@ -185,6 +196,7 @@ const COMMON: readonly string[] = [
   "timeout",
   "cwd",
   "policy",
+  "contain",
   "audit",
   "spill-dir",
   "help",
@@ -371,6 +383,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       policy: values.policy === undefined
         ? undefined
         : loadPolicy(values.policy),
+      contain: containMode(values.contain),
       spillDir: values["spill-dir"] ??
         join(tmpdir(), `bashbox-spill-${safeName(env.USER ?? env.LOGNAME)}`),
       env,
@@ -421,6 +434,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
         const keys = io.terminal ? new Keys(io.terminal) : undefined;
         const ask = askOn(io, keys);
         const tool = makeTool({ ...common, policy }, ask);
+        sayContainment(io, tool);
         const editor = makeEditor(tool, { ...common, policy }, ask);
         try {
           const client = await anthropicClient({
@@ -477,6 +491,7 @@ interface CommonOptions {
   cwd?: string;
   audit?: string;
   policy?: Policy;
+  contain?: ContainMode;
   spillDir: string;
   env: Record<string, string | undefined>;
 }
@@ -513,10 +528,30 @@ function makeTool(
     timeoutMs: options.timeoutMs,
     audit: options.audit ? jsonlAudit(options.audit) : undefined,
     policy: options.policy,
+    contain: options.contain,
     onAsk,
     redact: redactor(options.env),
     spillDir: options.spillDir,
   });
+}
+
+/** The `--contain` mode: auto (default), required or off. */
+function containMode(value: string | undefined): ContainMode | undefined {
+  if (value === undefined) return undefined;
+  if (value === "auto" || value === "required") return value;
+  if (value === "off") return false;
+  throw new UsageError(
+    `Expected --contain to be auto, required or off, got "${value}"`,
+  );
+}
+
+/** Says on stderr whether the shell keeps the policy's promise (nothing without one). */
+function sayContainment(io: CliIo, tool: BashTool): void {
+  const status = tool.containment;
+  if (status === null) return;
+  io.err(
+    `${io.name ?? "bashbox"}: the shell is ${describeContainment(status)}\n`,
+  );
 }
 
 /** Loads the SDK on first use: only `agent` and `demo` need it. */
@@ -570,6 +605,7 @@ async function runOnce(
   // try/finally rather than `await using`: transpiled for Node 20 it must parse.
   const tool = makeTool(options);
   try {
+    sayContainment(io, tool);
     const block = await tool.handle({
       id: "toolu_cli",
       name: "bash",
@@ -627,13 +663,16 @@ async function repl(options: CommonOptions, io: CliIo): Promise<number> {
   }
   // try/finally rather than `await using`: transpiled for Node 20 it must
   // parse. The tool goes first, then the session, as `await using` would.
-  const session = new ReplSession({
-    cwd: options.cwd,
-    timeoutMs: options.timeoutMs,
-  });
+  const session = new ReplSession(
+    containSession(options.policy?.promise ?? null, {
+      cwd: options.cwd,
+      timeoutMs: options.timeoutMs,
+    }, options.contain).options,
+  );
   try {
     const keys = io.terminal ? new Keys(io.terminal) : undefined;
     const tool = makeTool(options, askOn(io, keys), session);
+    sayContainment(io, tool);
     try {
       return await replLoop(io, { options, session, tool, keys });
     } finally {

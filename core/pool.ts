@@ -18,7 +18,19 @@
  */
 
 import { unrefTimer } from "../runtime/host.ts";
-import { BashSession, type RunOptions, type SessionResult } from "./session.ts";
+import {
+  BashSession,
+  type BashSessionOptions,
+  type RunOptions,
+  type SessionResult,
+} from "./session.ts";
+import {
+  type Containment,
+  type ContainmentStatus,
+  type ContainMode,
+  containSession,
+  sessionContainment,
+} from "./containment.ts";
 import type { StateJournal } from "./_journal.ts";
 
 /** Most bytes of state journals the pool keeps for closed conversations, in all (oldest dropped first). */
@@ -46,6 +58,25 @@ export interface SessionPoolOptions {
    * @default {() => new BashSession()}
    */
   factory?: (id: string) => BashSession;
+  /**
+   * Options of the sessions the default factory creates.
+   *
+   * @default {{}}
+   */
+  sessionOptions?: BashSessionOptions;
+  /**
+   * The policy the pool's sessions answer to: when it promises
+   * (`Policy.readOnly()` does), the default factory's sessions are
+   * contained (see `contain`), and a factory's session that is not is
+   * reported as such in {@linkcode SessionPool.containment}.
+   */
+  policy?: { readonly promise?: Containment | null };
+  /**
+   * Containment for a policy that promises: "auto" (default) where
+   * bubblewrap works, "required" (the constructor throws, or a lease of a
+   * factory's uncontained session fails, where it cannot be), false: never.
+   */
+  contain?: ContainMode;
 }
 
 /**
@@ -112,6 +143,9 @@ export class SessionPool {
   readonly #max: number;
   readonly #idleMs: number;
   readonly #factory: (id: string) => BashSession;
+  readonly #promise: Containment | null;
+  readonly #contain: ContainMode;
+  #containment: ContainmentStatus | null = null;
   /** Insertion order is recency order: the first entry is the least recently used. */
   readonly #entries = new Map<string, Entry>();
   /** Conversations whose shell the pool closed, oldest first (bounded). */
@@ -159,7 +193,62 @@ export class SessionPool {
     this.#max = max;
     this.#idleMs = idleMs;
     this.#lostCap = Math.max(4096, max * 64);
-    this.#factory = options.factory ?? (() => new BashSession());
+    if (
+      options.sessionOptions !== undefined && options.factory !== undefined
+    ) {
+      throw new TypeError(
+        "Expected either a factory or sessionOptions, got both",
+      );
+    }
+    this.#promise = options.policy?.promise ?? null;
+    this.#contain = options.contain ?? "auto";
+    if (options.factory !== undefined) {
+      this.#factory = options.factory;
+    } else {
+      const { options: sessionOptions, status } = containSession(
+        this.#promise,
+        options.sessionOptions ?? {},
+        this.#contain,
+      );
+      this.#containment = status;
+      this.#factory = () => new BashSession(sessionOptions);
+    }
+  }
+
+  /**
+   * Whether the pool's sessions keep the policy's promise (see
+   * `BashTool.containment`); with a factory, as its latest session showed.
+   * Null when the policy promises nothing and no sandbox was chosen.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Policy, SessionPool } from "../mod.ts";
+   *
+   * await using pool = new SessionPool({ policy: Policy.readOnly(), contain: false });
+   * assert.equal(pool.containment?.contained, false);
+   * ```
+   */
+  get containment(): ContainmentStatus | null {
+    return this.#containment;
+  }
+
+  /** Makes a session, checking a factory's session against the promise. */
+  #create(id: string): BashSession {
+    const session = this.#factory(id);
+    if (this.#promise !== null || session.sandbox !== undefined) {
+      try {
+        this.#containment = sessionContainment(
+          this.#promise,
+          session,
+          this.#contain,
+        );
+      } catch (error) {
+        void session.close().catch(() => {});
+        throw error;
+      }
+    }
+    return session;
   }
 
   /**
@@ -265,7 +354,7 @@ export class SessionPool {
       }
       await this.#someoneFree();
     }
-    const session = this.#factory(id);
+    const session = this.#create(id);
     const pendingRestart = this.#lost.delete(id);
     const journal = this.#journals.get(id);
     this.#forgetJournal(id);

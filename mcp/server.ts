@@ -46,6 +46,11 @@ import { sanitize } from "../egress/format.ts";
 import { Egress, messageOf } from "../egress/egress.ts";
 import { delay } from "../runtime/_runtime.ts";
 import { SessionPool } from "../core/pool.ts";
+import {
+  type ContainmentStatus,
+  type ContainMode,
+  describeContainment,
+} from "../core/containment.ts";
 import { BashSession, type BashSessionOptions } from "../core/session.ts";
 
 export type { CommandPolicy, PolicyDecision } from "../tools/types.ts";
@@ -96,8 +101,19 @@ export interface BashMcpOptions {
    * @default {30000}
    */
   maxOutputChars?: number;
-  /** Judges each command; `ask` decisions go to the user through MCP elicitation when the client supports it. */
+  /**
+   * Judges each command; `ask` decisions go to the user through MCP
+   * elicitation when the client supports it. A policy that promises
+   * (`Policy.readOnly()`) has every shell contained (see `contain`).
+   */
   policy?: CommandPolicy;
+  /**
+   * Containment of the shells for a policy that promises: "auto" (default)
+   * where bubblewrap works, otherwise uncontained and said so in every
+   * result's `_meta` and the tool description; "required": the constructor
+   * throws where it cannot contain; false: never.
+   */
+  contain?: ContainMode;
   /** Applied to everything the model and the audit see (e.g. `redactor(env)`). */
   redact?: (text: string) => string;
   /** Receives a record before and after each command; `sessionId` is the MCP session id. */
@@ -429,11 +445,12 @@ export class BashMcp {
     this.#pool = new SessionPool({
       max: options.maxSessions ?? 16,
       idleMs: options.idleMs ?? 600_000,
-      factory: () =>
-        new BashSession({
-          ...sessionOptions,
-          timeoutMs: sessionOptions.timeoutMs ?? this.#timeoutMs,
-        }),
+      sessionOptions: {
+        ...sessionOptions,
+        timeoutMs: sessionOptions.timeoutMs ?? this.#timeoutMs,
+      },
+      policy: options.policy,
+      contain: options.contain,
     });
   }
 
@@ -898,6 +915,12 @@ export class BashMcp {
         "- A policy judges every command; a refused command is not run and the result says why.",
       );
     }
+    const status = this.#pool.containment;
+    if (status !== null) {
+      lines.push(
+        `- The shell is ${describeContainment(status)}.`,
+      );
+    }
     if (o.instructions) lines.push(o.instructions);
     return lines.join("\n");
   }
@@ -937,7 +960,7 @@ export class BashMcp {
           openWorldHint: true,
         },
       },
-      (args, ctx) => this.#bash(conversation, args, ctx),
+      (args, ctx) => this.#withMeta(this.#bash(conversation, args, ctx)),
     );
     server.registerTool(
       "bash_wait",
@@ -962,7 +985,7 @@ export class BashMcp {
           openWorldHint: false,
         },
       },
-      (args, ctx) => this.#wait(conversation, args, ctx),
+      (args, ctx) => this.#withMeta(this.#wait(conversation, args, ctx)),
     );
     if (this.#options.editor !== false) {
       server.registerTool(
@@ -1002,7 +1025,9 @@ export class BashMcp {
           },
         },
         (args, ctx) =>
-          this.#other(conversation, TEXT_EDITOR_TOOL.name, args, ctx),
+          this.#withMeta(
+            this.#other(conversation, TEXT_EDITOR_TOOL.name, args, ctx),
+          ),
       );
     }
     if (this.#options.processTools !== false) {
@@ -1025,7 +1050,8 @@ export class BashMcp {
               openWorldHint: def.name === "process_start",
             },
           },
-          (args, ctx) => this.#other(conversation, def.name, args, ctx),
+          (args, ctx) =>
+            this.#withMeta(this.#other(conversation, def.name, args, ctx)),
         );
       }
     }
@@ -1113,11 +1139,46 @@ export class BashMcp {
     });
   }
 
+  /**
+   * Whether the shells keep the policy's promise (see `BashTool.containment`);
+   * null when the policy promises nothing and no sandbox was chosen.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { BashMcp } from "./server.ts";
+   * import { Policy } from "../policy/mod.ts";
+   *
+   * const mcp = new BashMcp({ policy: Policy.readOnly(), contain: false });
+   * assert.equal(mcp.containment?.contained, false);
+   * await mcp.close();
+   * ```
+   */
+  get containment(): ContainmentStatus | null {
+    return this.#pool.containment;
+  }
+
+  /** A result with the containment status in `_meta` (every result says it). */
+  async #withMeta(result: Promise<CallToolResult>): Promise<CallToolResult> {
+    const r = await result;
+    const status = this.#pool.containment;
+    if (status === null) return r;
+    return {
+      ...r,
+      _meta: {
+        ...r._meta,
+        "bashbox/contained": status.contained,
+        "bashbox/containment": describeContainment(status),
+      },
+    };
+  }
+
   /** What the bash tool and the editor of a conversation share. */
   #toolOptions(conversation: Conversation, session: BashSession): {
     session: BashSession;
     sessionId: string;
     policy?: CommandPolicy;
+    contain?: ContainMode;
     onAsk: (command: string, reason: string) => Promise<boolean>;
     redact?: (text: string) => string;
     audit?: AuditSink;
@@ -1128,6 +1189,7 @@ export class BashMcp {
       session,
       sessionId: conversation.id,
       policy: o.policy,
+      contain: o.contain,
       onAsk: (command, reason) => this.#ask(conversation, command, reason),
       redact: o.redact,
       audit: o.audit
@@ -1183,7 +1245,9 @@ export class BashMcp {
   ): Promise<CallToolResult | null> {
     let verdict;
     try {
-      verdict = this.#options.policy!.check(command);
+      verdict = this.#options.policy!.check(command, {
+        contained: this.#pool.containment?.contained === true,
+      });
     } catch {
       return null; // BashTool reports the failing policy
     }
