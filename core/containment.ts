@@ -223,7 +223,7 @@ export function containSession<T extends ContainableOptions>(
   promise: Containment | null,
   options: T,
   mode: ContainMode = "auto",
-): { options: T; status: ContainmentStatus | null } {
+): { options: T & { sandbox?: Sandbox }; status: ContainmentStatus | null } {
   if (mode !== "auto" && mode !== "required" && mode !== false) {
     throw new TypeError(
       `Expected contain to be "auto", "required" or false, got ${

@@ -937,7 +937,9 @@ class Walker {
     }
     const state = stateChange(base, args);
     if (state) {
-      this.add("deny", state, true);
+      // A value evaluated as arithmetic is unknown, not a known change.
+      if (typeof state === "string") this.add("deny", state, true);
+      else this.add("deny", state.unknown);
       return;
     }
     if (p.mode === "readOnly") {
@@ -1186,8 +1188,15 @@ class Walker {
   }
 }
 
-/** Builtins that change how later commands behave, refused by every strict policy. */
-function stateChange(name: string, argv: Arg[]): string | null {
+/**
+ * Builtins that change how later commands behave, refused by every strict
+ * policy: the reason, or `{ unknown }` where what decides is a value
+ * evaluated as arithmetic (contained like any unknown value).
+ */
+function stateChange(
+  name: string,
+  argv: Arg[],
+): string | { unknown: string } | null {
   const args = argv.map((a) => a.value);
   switch (name) {
     case "alias":
@@ -1215,15 +1224,22 @@ function stateChange(name: string, argv: Arg[]): string | null {
     case "readonly":
     case "local": {
       for (const a of args) {
-        if (a === null) return `${name} with a non-literal argument`;
+        if (a === null) {
+          return { unknown: `${name} with a non-literal argument` };
+        }
         if (/^-[a-zA-Z]*[fn]/.test(a) && name !== "export") {
           return `${name} ${a} changes functions or references`;
         }
         if (/^[-+][a-zA-Z]*i/.test(a)) {
-          return `${name} ${a}: assignments to an integer variable are evaluated as arithmetic`;
+          return {
+            unknown:
+              `${name} ${a}: assignments to an integer variable are evaluated as arithmetic`,
+          };
         }
         if (!a.startsWith("-") && /[[(]/.test(a)) {
-          return `${name} ${a}: subscripts and array values are evaluated`;
+          return {
+            unknown: `${name} ${a}: subscripts and array values are evaluated`,
+          };
         }
         const n = a.split("=")[0];
         if (!a.startsWith("-") && dangerousName(n)) {
@@ -1233,7 +1249,10 @@ function stateChange(name: string, argv: Arg[]): string | null {
       return null;
     }
     case "let":
-      return "let evaluates arithmetic, which can run code through array subscripts";
+      return {
+        unknown:
+          "let evaluates arithmetic, which can run code through array subscripts",
+      };
     case "ulimit":
       // Options alone report; a value (or a word of unknown value) sets.
       return args.some((a) => a === null || !a.startsWith("-"))
