@@ -96,7 +96,9 @@ function unknownVariants(): { kind: string; command: string }[] {
       out.push({ kind: "arithmetic", command: c.replaceAll("N", name) });
     }
   }
-  for (const p of ["git show", "sed -n", "sort", "rg x", "git log", "git diff"]) {
+  for (
+    const p of ["git show", "sed -n", "sort", "rg x", "git log", "git diff"]
+  ) {
     for (
       const w of ["$x", '"$x"', "${x}", "$(echo y)", "`echo y`", '"${a},${b}p"']
     ) {
