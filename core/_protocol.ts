@@ -320,9 +320,9 @@ $__bbc
   // builtins; what an interrupt (errexit turned off for the rest of the
   // command: __bbK) or xtrace needs is behind one test.)
   const frameEnd =
-    `__bbf(){ builtin read -r -N ${ID_LENGTH} -u ${SCRIPT_FD} __bbh||builtin exit 113;if [[ $- == *x* || -n $__bbK$__bbX ]];then builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi;fi;if [[ /proc/$$/fd/1 -ef /proc/$$/fd/${SENTINEL_OUT_FD} ]]||{ [[ ! -e /proc/$$/fd/${SENTINEL_OUT_FD} ]]&&[[ -p /proc/$$/fd/1 || -S /proc/$$/fd/1 ]]&&builtin exec ${SENTINEL_OUT_FD}>&1; };then ${
+    `__bbf(){ builtin read -r -N ${ID_LENGTH} -u ${SCRIPT_FD} __bbh||builtin exit 113;if [[ $- == *x* || -n $__bbK$__bbX ]];then builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi;fi;if [[ /dev/fd/1 -ef /dev/fd/${SENTINEL_OUT_FD} ]]||{ [[ ! -e /dev/fd/${SENTINEL_OUT_FD} ]]&&[[ -p /dev/fd/1 || -S /dev/fd/1 ]]&&builtin exec ${SENTINEL_OUT_FD}>&1; };then ${
       print("", "")
-    };elif [[ -p /proc/$$/fd/1 ]];then ${
+    };elif [[ -p /dev/fd/1 ]];then ${
       print("!", ` >&${SENTINEL_OUT_FD}`)
     };else ${print("", ` >&${SENTINEL_OUT_FD}`)};fi${errFrame}; }`;
   // Under \`set -x\` the framing's own commands must not be traced: xtrace
@@ -377,7 +377,7 @@ $__bbc
     ...(options.limits ? [options.limits.trimEnd()] : []),
     // Descriptors the host left open (not close-on-exec) are not the
     // commands' business: keep only stdin, stdout and stderr.
-    `for __bbF in /proc/$$/fd/*;do __bbF=\${__bbF##*/};case $__bbF in 0|1|2|254|255|*[!0-9]*);;*)builtin eval "exec $__bbF>&-" 2>/dev/null;;esac;done;unset __bbF`,
+    `for __bbF in /dev/fd/*;do __bbF=\${__bbF##*/};case $__bbF in 0|1|2|254|255|*[!0-9]*);;*)builtin eval "exec $__bbF>&-" 2>/dev/null;;esac;done;unset __bbF`,
     `exec ${SENTINEL_OUT_FD}>&1 ${
       options.separate ? `${SENTINEL_ERR_FD}>&2` : "2>&1"
     }`,
