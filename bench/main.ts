@@ -8,7 +8,7 @@
  * (`bun bench/main.ts`) and Node 24 (`node bench/main.ts`). `--json` prints one object per measurement;
  * `--quick` shrinks every size for a smoke run; `--only <step>` runs one step
  * (`round trip`, `detection`, `exec overhead`, `kill`, `drain`,
- * `many sessions`, `mcp`, `guardian`, `egress`, `start-up`). `egress`
+ * `many sessions`, `mcp`, `guardian`, `egress`, `containment`, `start-up`). `egress`
  * measures formatting and redaction throughput (on vs off) and the terminal
  * model's worst cases (bench/egress.ts). `mcp` drives `BashMcp`
  * over loopback HTTP with the official MCP client: 50 sessions x 20
@@ -33,6 +33,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { BashSession as SdkBashSession } from "@anthropic-ai/sdk/tools/agent-toolset/node";
 import { BashSession, exec } from "../mod.ts";
+import { containmentBench } from "./containment.ts";
 import { egressBench } from "./egress.ts";
 import { hotPath } from "./hot_path.ts";
 import { Floor, timeInterleaved } from "./_interleave.ts";
@@ -1081,6 +1082,18 @@ function egressRows(): Promise<void> {
   return Promise.resolve();
 }
 
+/** Session start and round trip, contained vs not (bench/containment.ts). */
+async function containmentRows(): Promise<void> {
+  const r = await containmentBench(
+    QUICK ? { starts: 30, trips: 200, spawns: 30 } : {},
+  );
+  if (r.unavailable !== null) {
+    log(`  containment not measured: ${r.unavailable}`);
+  }
+  rows.push(...r.rows);
+  for (const t of r.targets) target(t.ok, t.text);
+}
+
 const started = now();
 log(`bashbox bench on ${runtime}${QUICK ? " (quick)" : ""}`);
 for (
@@ -1097,6 +1110,7 @@ for (
     ["mcp", mcpLoad],
     ["guardian", guardianCost],
     ["egress", egressRows],
+    ["containment", containmentRows],
     // Last: it spawns whole runtimes, and each child competes for the cores.
     ["start-up", startup],
   ] as const
