@@ -37,7 +37,7 @@
  * @module
  */
 
-import { hostEnv, importNpm } from "../runtime/host.ts";
+import { hostEnv, hostPlatform, importNpm } from "../runtime/host.ts";
 import { spawnBunTerminal } from "../runtime/bun_terminal.ts";
 import {
   mkdtempSync,
@@ -231,7 +231,8 @@ function findOnPath(program: string, path: string): string | null {
 
 /**
  * The terminal helper: util-linux `script`, else Python's `pty` module
- * (`python3`), looked up on `path`. Internal, for tests:
+ * (`python3`), looked up on `path`. Off Linux `script` is BSD's, whose
+ * options differ (no `-c`, `-e`, `-f`): Python only. Internal, for tests:
  * `BASHBOX_PTY_HELPER` in the host's environment forces `script` or `python`
  * (any other value: either), on Bun too.
  */
@@ -241,7 +242,9 @@ function findPtyHelper(path: string): PtyHelper | null {
     ? ["python"]
     : forced === "script"
     ? ["script"]
-    : ["script", "python"];
+    : hostPlatform() === "linux"
+    ? ["script", "python"]
+    : ["python"];
   for (const kind of kinds) {
     const program = findOnPath(kind === "script" ? "script" : "python3", path);
     if (program !== null) return { kind, program };
