@@ -320,9 +320,9 @@ $__bbc
   // builtins; what an interrupt (errexit turned off for the rest of the
   // command: __bbK) or xtrace needs is behind one test.)
   const frameEnd =
-    `__bbf(){ builtin read -r -N ${ID_LENGTH} -u ${SCRIPT_FD} __bbh||builtin exit 113;if [[ $- == *x* || -n $__bbK$__bbX ]];then builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi;fi;if [[ /dev/fd/1 -ef /dev/fd/${SENTINEL_OUT_FD} ]]||{ [[ ! -e /dev/fd/${SENTINEL_OUT_FD} ]]&&[[ -p /dev/fd/1 || -S /dev/fd/1 ]]&&builtin exec ${SENTINEL_OUT_FD}>&1; };then ${
+    `__bbf(){ builtin read -r -N ${ID_LENGTH} -u ${SCRIPT_FD} __bbh||builtin exit 113;if [[ $- == *x* || -n $__bbK$__bbX ]];then builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi;fi;if [[ /proc/$$/fd/1 -ef /proc/$$/fd/${SENTINEL_OUT_FD} ]]||{ [[ ! -e /proc/$$/fd/${SENTINEL_OUT_FD} ]]&&[[ -p /proc/$$/fd/1 || -S /proc/$$/fd/1 ]]&&builtin exec ${SENTINEL_OUT_FD}>&1; };then ${
       print("", "")
-    };elif [[ -p /dev/fd/1 ]];then ${
+    };elif [[ -p /proc/$$/fd/1 ]];then ${
       print("!", ` >&${SENTINEL_OUT_FD}`)
     };else ${print("", ` >&${SENTINEL_OUT_FD}`)};fi${errFrame}; }`;
   // Under \`set -x\` the framing's own commands must not be traced: xtrace
@@ -453,6 +453,26 @@ export function bootstrapLine(login: boolean): string {
   return `exec "$BASH" -c ${shellQuote(PROMPT_LAUNCHER)} bash "$BASH" ${
     login ? "/dev/fd/0 --login" : "0 --noprofile --norc"
   }\n`;
+}
+
+/**
+ * The argv that starts the prompt-like shell directly (what
+ * {@linkcode bootstrapLine} does through a plain bash first, which a
+ * transport needs and a local or sandboxed shell does not: one bash start
+ * less). `--norc` before `-c`: a bash whose stdin looks like a network
+ * connection would read ~/.bashrc.
+ */
+export function launcherArgv(shell: string, login: boolean): string[] {
+  return [
+    shell,
+    "--noprofile",
+    "--norc",
+    "-c",
+    PROMPT_LAUNCHER,
+    "bash",
+    shell,
+    ...(login ? ["/dev/fd/0", "--login"] : ["0", "--noprofile", "--norc"]),
+  ];
 }
 
 /** The line that ends the init script: the start-up frame. */

@@ -45,6 +45,7 @@ import {
   callLines,
   initFrame,
   initScript,
+  launcherArgv,
   needle as sentinelNeedle,
   parseTrailer,
   randomId,
@@ -281,15 +282,14 @@ class Shell {
     this.killer = options.shell;
     this.launch = launchOf(options);
     this.transport = options.transport?.argv;
-    // A plain bash first (any transport passes these words on as they
-    // are); the first line of its script replaces it with the prompt-like
-    // shell (see PROMPT_LAUNCHER).
-    const inner = [
-      this.transport ? "bash" : options.shell,
-      "--noprofile",
-      "--norc",
-    ];
-    this.bootstrap = bootstrapLine(options.login);
+    // Over a transport a plain bash first (any transport passes these words
+    // on as they are); the first line of its script replaces it with the
+    // prompt-like shell (see PROMPT_LAUNCHER). Here or in a sandbox, that
+    // shell directly.
+    const inner = this.transport
+      ? ["bash", "--noprofile", "--norc"]
+      : launcherArgv(options.shell, options.login);
+    this.bootstrap = this.transport ? bootstrapLine(options.login) : "";
     this.sandboxed = options.sandbox !== undefined;
     const remoteEnv = this.transport
       ? { ...NONINTERACTIVE_ENV, ...options.env }
