@@ -153,8 +153,8 @@ export {
   seccompFilter,
   unixSocketsBlocked,
 } from "./core/sandbox.ts";
+export { checkContainment } from "./policy/contain.ts";
 export {
-  checkContainment,
   type Containment,
   containmentSandbox,
   type ContainmentStatus,

@@ -28,7 +28,8 @@ import { judgeProgram } from "./program.ts";
 import { READ_ONLY } from "./programs/mod.ts";
 import { reservedName, reservedReason, reservedWord } from "./reserved.ts";
 import { basename, matches, parseRule, type Rule } from "./rules.ts";
-import { checkContainment, type Containment } from "../core/containment.ts";
+import type { Containment } from "../core/containment.ts";
+import { checkContainment } from "./contain.ts";
 import { wordsArgs } from "./words.ts";
 import { UNSEEN, WRAPPERS } from "./wrappers.ts";
 
