@@ -1152,11 +1152,18 @@ export function demoTurns(dir: string): ScriptedTurn[] {
       }),
       toolUse(14, "process_stop", { id: "p1" }),
     ),
+    turn(
+      "Last, what bashbox guards: a secret in the output, and a command the policy denies.",
+      toolUse(15, "bash", {
+        command: "printf 'deploy key: %s\\n' AKIA$(printf 'IOSFODNN7EXAMPLE')",
+      }),
+      toolUse(16, "bash", { command: "git push --force origin main" }),
+    ),
     {
       content: [{
         type: "text",
         text:
-          "Done: the script ran, the editor fixed it until its test passed, the failure and the timeout were reported, the restart gave a fresh shell, and the server was started, probed and stopped.",
+          "Done: the script ran, the editor fixed it until its test passed, the failure and the timeout were reported, the restart gave a fresh shell, the server was started, probed and stopped, the secret was redacted and the push was refused.",
       }],
       stop_reason: "end_turn",
     },
@@ -1195,7 +1202,8 @@ async function demo(
     sessionOptions: { cwd: dir },
     timeoutMs: options.timeoutMs ?? (offline ? 1000 : 30_000),
     audit: options.audit ? jsonlAudit(options.audit) : undefined,
-    policy: options.policy,
+    // Without --policy: everything but a push (the demo shows a refusal).
+    policy: options.policy ?? Policy.allowAll({ deny: ["git push"] }),
     redact: redactor(options.env),
     spillDir: options.spillDir,
   });
