@@ -1107,7 +1107,9 @@ export function demoTurns(dir: string): ScriptedTurn[] {
           'out=$(./greet.sh tester)\ncase $out in\n  "Hi from "*", tester!") echo "PASS: $out" ;;\n' +
           '  *) echo "FAIL: $out"; exit 1 ;;\nesac\n',
       }),
-      toolUse(3, "bash", { command: "bash test_greet.sh" }),
+      toolUse(3, "bash", {
+        command: "chmod +x test_greet.sh && ./test_greet.sh",
+      }),
     ),
     turn(
       "The test fails, as expected. I'll fix greet.sh and run it again.",
@@ -1117,7 +1119,7 @@ export function demoTurns(dir: string): ScriptedTurn[] {
         old_str: 'echo "Hello from',
         new_str: 'echo "Hi from',
       }),
-      toolUse(5, "bash", { command: "bash test_greet.sh" }),
+      toolUse(5, "bash", { command: "./test_greet.sh" }),
     ),
     turn(
       "It passes. Two more calls in one turn: list the files, and read a missing one.",

@@ -209,7 +209,7 @@ test("main() demo runs the scripted conversation offline end to end", async () =
   match(r.out, /✓ STATE=gone/);
   // A secret in the output is redacted; a denied command is refused.
   match(r.out, /deploy key: \[REDACTED:aws-access-key\]/);
-  ok(!r.out.includes("IOSFODNN7EXAMPLE"), "the key never shows");
+  ok(!r.out.includes("AKIAIOSFODNN7EXAMPLE"), "the whole key never shows");
   match(r.out, /refused by policy: "git push" is denied/);
   match(r.out, /\[stopped: end_turn\]/);
   ok(!r.out.includes("\x1b["), "no colour unless asked");
