@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CliTerminal, main, VERSION } from "../cli/main.ts";
 import { type ScriptedTurn, startFakeApi } from "../anthropic/fake_api.ts";
-import { exec } from "../mod.ts";
+import { exec, sandboxUnavailable } from "../mod.ts";
 import { execPath, runtime, test } from "./_harness.ts";
 
 interface Key {
@@ -233,13 +233,27 @@ test("main() repl honours --policy, --audit, --cwd and --timeout", async () => {
   try {
     mkdirSync(join(dir, "keep"));
     const audit = join(dir, "audit.jsonl");
-    const readonly = await cli(["repl", "--policy", "readonly", "--cwd", dir], {
-      lines: ["rmdir keep", "ls"],
-    });
+    const readonly = await cli([
+      "repl",
+      "--policy",
+      "readonly",
+      "--contain",
+      "off",
+      "--cwd",
+      dir,
+    ], { lines: ["rmdir keep", "ls"] });
     match(
       readonly.out,
       /refused by policy: rmdir is not one of the read-only programs this policy allows/,
     );
+    if (sandboxUnavailable() === null) {
+      const contained = await cli(
+        ["repl", "--policy", "readonly", "--cwd", dir],
+        { lines: ["rmdir keep"] },
+      );
+      match(contained.out, /Read-only file system/);
+      match(contained.err, /the shell is contained/);
+    }
     ok(existsSync(join(dir, "keep")), "readonly refused rmdir");
     const policy = join(dir, "policy.json");
     writeFileSync(
@@ -375,14 +389,33 @@ test("main() agent is readonly unless --allow-all, and refuses ask without a ter
   const dir = scratch();
   try {
     mkdirSync(join(dir, "victim"));
+    // Uncontained, the parser refuses what it does not list (asked, and
+    // refused without a terminal).
     await withFakeApi([toolTurn("rmdir victim", "ls"), END], async (env) => {
-      const r = await cli(["agent", "--cwd", dir, "clean", "up"], { env });
+      const r = await cli(
+        ["agent", "--contain", "off", "--cwd", dir, "clean", "up"],
+        { env },
+      );
       equal(r.code, 0, r.err);
       match(
         r.out,
         /✗ Error: The command was refused by policy: rmdir is not one of the read-only programs/,
       );
       match(r.out, /✓ victim/);
+      match(r.err, /the shell is not contained: containment is turned off/);
+      ok(existsSync(join(dir, "victim")));
+    });
+    // Contained (the default where bubblewrap works), the kernel refuses it.
+    await withFakeApi([toolTurn("rmdir victim", "ls"), END], async (env) => {
+      const r = await cli(["agent", "--cwd", dir, "clean", "up"], { env });
+      equal(r.code, 0, r.err);
+      if (sandboxUnavailable() === null) {
+        match(r.err, /the shell is contained \(bubblewrap\)/);
+        match(
+          r.out,
+          /✗ rmdir: failed to remove 'victim': Read-only file system/,
+        );
+      } else match(r.out, /refused by policy: rmdir/);
       ok(existsSync(join(dir, "victim")));
     });
     const requests = await withFakeApi(
@@ -475,7 +508,11 @@ test("main() agent asks on a terminal: y, n and always", async () => {
         { data: "maybe\rn\r" }, // an unclear answer is asked again
         { data: "always\r" },
       ]);
-      const r = await cli(["agent", "--cwd", dir, "tidy"], { env, terminal });
+      // (Uncontained: contained, rmdir would run without asking, and fail.)
+      const r = await cli(
+        ["agent", "--contain", "off", "--cwd", dir, "tidy"],
+        { env, terminal },
+      );
       equal(r.code, 0, r.err);
       ok(!existsSync(join(dir, "a")), "y ran it");
       ok(existsSync(join(dir, "b")), "n refused it");
@@ -565,7 +602,7 @@ test("main() --policy refuses what the policy refuses", async () => {
     "run",
     "--policy",
     "readonly",
-    "echo x > /tmp/bashbox-cli-policy",
+    "echo x > bashbox-cli-policy.txt",
   ]);
   equal(r.code, 1);
   match(r.out, /refused by policy: Output redirection/);
