@@ -80,12 +80,17 @@ export function launchArgv(
   launch: Launch,
   shell: string,
   inner: readonly string[],
+  seccompFile?: string,
 ): string[] {
   switch (launch.kind) {
     case "local":
       return [...inner];
     case "sandbox":
-      return sandboxLauncher(shell, bwrapArgv(launch.sandbox, inner));
+      return sandboxLauncher(
+        shell,
+        bwrapArgv(launch.sandbox, inner),
+        seccompFile,
+      );
     case "transport": {
       const token = guardToken();
       remoteTokens.set(launch.transport, token);

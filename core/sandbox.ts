@@ -16,23 +16,15 @@
  * no filter, and `unixSocketsBlocked` says so).
  *
  * Builds arguments (reading the host's architecture for the seccomp
- * program, which it keeps in a private file so that bash opens it without a
- * fork).
+ * program), and writes the seccomp program to a short-lived private file so
+ * that bash opens it without a fork.
  *
  * @module
  */
 
-import { Buffer } from "node:buffer";
-import {
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import { hostArch } from "../runtime/host.ts";
 
 /** Options of a bubblewrap sandbox. */
@@ -244,70 +236,44 @@ export function unixSocketsBlocked(sandbox: Sandbox): boolean {
   return !sandbox.unixSockets && seccompFilter() !== null;
 }
 
-let filterPath: string | null | undefined;
-
 /**
- * The seccomp program as a file bash can open without a fork: written once
- * per machine and user into a private directory (`bashbox-seccomp-<uid>`,
- * mode 0700, owned by this user) under the temp dir, named by its content,
- * and checked before each use. Null where that cannot be done safely (the
- * directory belongs to someone else or is open to others): then a pipe.
+ * Writes the seccomp program to a file of its own (mode 0400, in a new
+ * private directory under the temp dir) that bash can open without a fork;
+ * `remove()` deletes it once the shell has opened it (bwrap has reported
+ * its pid). Null where there is no filter or no temp dir to write.
  */
-function seccompFile(filter: Uint8Array): string | null {
-  if (filterPath !== undefined) return filterPath;
-  filterPath = null;
+export function writeSeccompFile(): { path: string; remove(): void } | null {
+  const filter = seccompFilter();
+  if (filter === null) return null;
   try {
-    const uid = typeof process !== "undefined" && process.getuid
-      ? process.getuid()
-      : -1;
-    if (uid < 0) return null;
-    const dir = join(tmpdir(), `bashbox-seccomp-${uid}`);
-    try {
-      mkdirSync(dir, { mode: 0o700 });
-    } catch {
-      // there already: checked below
-    }
-    const st = lstatSync(dir);
-    if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o077) !== 0) {
-      return null;
-    }
-    const hex = [...filter].map((b) => b.toString(16).padStart(2, "0"))
-      .join("");
-    let hash = 0;
-    for (const c of hex) hash = (Math.imul(hash, 31) + c.charCodeAt(0)) >>> 0;
-    const path = join(dir, `filter-${filter.length}-${hash.toString(16)}.bpf`);
-    let same = false;
-    try {
-      same = Buffer.from(readFileSync(path)).equals(Buffer.from(filter));
-    } catch {
-      // not written yet
-    }
-    if (!same) {
-      const temp = `${path}.${process.pid}`;
-      writeFileSync(temp, filter, { mode: 0o400 });
-      renameSync(temp, path);
-    }
-    filterPath = path;
+    const dir = mkdtempSync(join(tmpdir(), "bashbox-seccomp-"));
+    const path = join(dir, "filter.bpf");
+    writeFileSync(path, filter, { mode: 0o400 });
+    return {
+      path,
+      remove: () => rmSync(dir, { recursive: true, force: true }),
+    };
   } catch {
-    filterPath = null;
+    return null;
   }
-  return filterPath;
 }
 
 /**
  * Shell code that opens what a bwrap argv reads besides its arguments: the
- * seccomp program on its descriptor (from a private file, or a pipe bash's
- * printf fills where there is none), when the argv asks for one. Empty
- * otherwise.
+ * seccomp program on its descriptor (from `seccompFile`, see
+ * {@linkcode writeSeccompFile}, or else a pipe bash's printf fills), when the
+ * argv asks for one. Empty otherwise.
  */
-export function sandboxPrelude(argv: readonly string[]): string {
+export function sandboxPrelude(
+  argv: readonly string[],
+  seccompFile?: string,
+): string {
   if (!argv.includes("--seccomp")) return "";
+  if (seccompFile !== undefined && !/['\n]/.test(seccompFile)) {
+    return `exec ${SECCOMP_FD}<'${seccompFile}'; `;
+  }
   const filter = seccompFilter();
   if (filter === null) return "";
-  const file = seccompFile(filter);
-  if (file !== null && !/['\n]/.test(file)) {
-    return `exec ${SECCOMP_FD}<'${file}'; `;
-  }
   const escaped = [...filter].map((b) => "\\" + b.toString(8).padStart(3, "0"))
     .join("");
   return `exec ${SECCOMP_FD}< <(builtin printf '${escaped}'); `;
@@ -333,11 +299,12 @@ export function sandboxPrelude(argv: readonly string[]): string {
 export function sandboxLauncher(
   shell: string,
   argv: readonly string[],
+  seccompFile?: string,
 ): string[] {
   return [
     shell,
     "-c",
-    `${sandboxPrelude(argv)}exec 3>&1; exec "$@"`,
+    `${sandboxPrelude(argv, seccompFile)}exec 3>&1; exec "$@"`,
     "bashbox-sandbox",
     ...argv,
   ];

@@ -78,7 +78,12 @@ import {
   ProcessTable,
   type SpawnProcessOptions,
 } from "./processes.ts";
-import { bwrapArgv, bwrapChildPid, type Sandbox } from "./sandbox.ts";
+import {
+  bwrapArgv,
+  bwrapChildPid,
+  type Sandbox,
+  writeSeccompFile,
+} from "./sandbox.ts";
 import {
   bytesToBinary,
   changedSections,
@@ -275,6 +280,8 @@ class Shell {
       transport?: Transport;
       /** Node: stdin is this FIFO (see openStdinFifo). */
       fifo?: StdinFifo;
+      /** The sandbox's seccomp program as a file (see writeSeccompFile). */
+      seccompFile?: string;
     },
   ) {
     this.separate = options.separate;
@@ -308,7 +315,7 @@ class Shell {
       );
     }
     this.proc = spawnGroup(
-      launchArgv(this.launch, options.shell, inner),
+      launchArgv(this.launch, options.shell, inner, options.seccompFile),
       {
         cwd: options.sandbox || this.transport ? undefined : options.cwd,
         env: this.transport
@@ -813,6 +820,16 @@ export class BashSession {
   }
 
   async #startShell(): Promise<Shell> {
+    // The seccomp file is open in the shell once it has started: removed then.
+    const seccomp = this.#options.sandbox ? writeSeccompFile() : null;
+    try {
+      return await this.#startShellWith(seccomp?.path);
+    } finally {
+      seccomp?.remove();
+    }
+  }
+
+  async #startShellWith(seccompFile: string | undefined): Promise<Shell> {
     const o = this.#options;
     const fifo = await openStdinFifo();
     let shell: Shell;
@@ -828,6 +845,7 @@ export class BashSession {
         sandbox: o.sandbox,
         limits: o.limits,
         transport: o.transport,
+        seccompFile,
       });
     } catch (error) {
       fifo?.release();

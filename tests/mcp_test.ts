@@ -760,7 +760,7 @@ test(
       const client = await connect(url);
       let answer: { isError?: boolean; text: string } | Error;
       try {
-        const refused = await bash(client, "rm -rf /tmp/nothing-here");
+        const refused = await bash(client, "echo x > out.txt");
         equal(refused.isError, true);
         match(refused.text, /refused by policy/);
         // A cut output leaves a spill file in the server's temp dir.
