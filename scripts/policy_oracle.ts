@@ -114,13 +114,15 @@ echo pwned > /tmp/pwn-marker 2>/dev/null
 exit 0
 `;
 
-/** Builds the fixture template and the marker directory; returns their paths. */
-async function prepare(): Promise<
-  { root: string; template: string; bin: string }
-> {
-  const root = mkdtempSync(join(tmpdir(), "bashbox-oracle-"));
-  const template = join(root, "template");
-  const bin = join(root, "bin");
+/**
+ * Writes the oracle's fixture files into the directory `template` (created
+ * if missing; a git repository with one commit, tagged `v1`) and the marker
+ * program `pwn` into `bin` (it writes `/tmp/pwn-marker` and exits 0).
+ */
+export async function writeFixtures(
+  template: string,
+  bin: string,
+): Promise<void> {
   const r = await exec([
     "bash",
     "-c",
@@ -136,6 +138,16 @@ async function prepare(): Promise<
       `Expected the oracle fixtures to build, got: ${r.stderr.text}`,
     );
   }
+}
+
+/** Builds the fixture template and the marker directory; returns their paths. */
+async function prepare(): Promise<
+  { root: string; template: string; bin: string }
+> {
+  const root = mkdtempSync(join(tmpdir(), "bashbox-oracle-"));
+  const template = join(root, "template");
+  const bin = join(root, "bin");
+  await writeFixtures(template, bin);
   return { root, template, bin };
 }
 
