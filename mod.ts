@@ -155,6 +155,7 @@ export {
 } from "./core/sandbox.ts";
 export { checkContainment } from "./policy/contain.ts";
 export {
+  type ContainableOptions,
   type Containment,
   containmentSandbox,
   type ContainmentStatus,

@@ -8,6 +8,11 @@
  * @module
  */
 
+export type {
+  Containment,
+  ContainmentStatus,
+  ContainMode,
+} from "../core/containment.ts";
 export {
   AgentError,
   type AgentEvent,

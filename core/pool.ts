@@ -32,6 +32,11 @@ import {
   sessionContainment,
 } from "./containment.ts";
 import type { StateJournal } from "./_journal.ts";
+export type {
+  Containment,
+  ContainmentStatus,
+  ContainMode,
+} from "./containment.ts";
 
 /** Most bytes of state journals the pool keeps for closed conversations, in all (oldest dropped first). */
 const POOL_JOURNAL_BYTES = 64 * 1024 * 1024;

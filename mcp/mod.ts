@@ -4,4 +4,9 @@
  * @module
  */
 
+export type {
+  Containment,
+  ContainmentStatus,
+  ContainMode,
+} from "../core/containment.ts";
 export * from "./server.ts";

@@ -51,7 +51,8 @@ import {
   type ContainMode,
   describeContainment,
 } from "../core/containment.ts";
-import { BashSession, type BashSessionOptions } from "../core/session.ts";
+import type { BashSession, BashSessionOptions } from "../core/session.ts";
+export type { ContainmentStatus, ContainMode } from "../core/containment.ts";
 
 export type { CommandPolicy, PolicyDecision } from "../tools/types.ts";
 export type {

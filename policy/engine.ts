@@ -32,6 +32,7 @@ import type { Containment } from "../core/containment.ts";
 import { checkContainment } from "./contain.ts";
 import { wordsArgs } from "./words.ts";
 import { UNSEEN, WRAPPERS } from "./wrappers.ts";
+export type { Containment } from "../core/containment.ts";
 
 /** What to do with a command. */
 export type Decision = "allow" | "ask" | "deny";

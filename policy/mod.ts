@@ -19,6 +19,7 @@
 
 import { awkProgramProblem as awkProblem } from "./awk.ts";
 import { sedScriptProblem as sedProblem } from "./sed.ts";
+export type { Containment } from "../core/containment.ts";
 
 export {
   type CheckOptions,

@@ -46,6 +46,11 @@ import {
   type SessionResult,
   type Transport,
 } from "../core/session.ts";
+export type {
+  Containment,
+  ContainmentStatus,
+  ContainMode,
+} from "../core/containment.ts";
 
 export type * from "../core/_session_types.ts";
 export type { ToolResultBlock } from "../egress/format.ts";

@@ -34,6 +34,7 @@ import {
   type BashSessionOptions,
   type SessionResult,
 } from "../core/session.ts";
+export type { Containment } from "../core/containment.ts";
 
 export type * from "../core/_session_types.ts";
 export type {
