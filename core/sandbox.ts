@@ -10,10 +10,11 @@
  * Sockets are the way out of a read-only file system: connecting to a Unix
  * socket needs no write permission on the mount (the D-Bus system bus, a
  * Docker socket, an agent's socket would run commands outside). So, by
- * default, `/run` is hidden (without network) and a seccomp filter makes
- * `socket(AF_UNIX, …)` fail with EPERM and io_uring (which opens sockets
- * without `socket`) unavailable (x86-64 and arm64; other architectures get
- * no filter, and `unixSocketsBlocked` says so).
+ * default, `/run` is hidden (without network) and a seccomp filter lets
+ * `socket` create only what a network namespace isolates (no Unix sockets,
+ * no vsock to the hypervisor), makes io_uring (which opens sockets without
+ * `socket`) and the uid-wide kernel keyrings unavailable (x86-64 and arm64;
+ * other architectures get no filter, and `unixSocketsBlocked` says so).
  *
  * Builds arguments (reading the host's architecture for the seccomp
  * program), and writes the seccomp program to a short-lived private file so
@@ -165,18 +166,25 @@ export function bwrapChildPid(output: string): number | null {
 /** The descriptor bwrap reads the seccomp program from. */
 const SECCOMP_FD = 4;
 
-/** Audit architecture and socket(2) number of the architectures filtered. */
-const ARCHES: Record<string, { audit: number; socket: number }> = {
-  x64: { audit: 0xc000003e, socket: 41 },
-  arm64: { audit: 0xc00000b7, socket: 198 },
+/** Audit architecture, socket(2) and add_key(2) numbers of the architectures filtered (request_key and keyctl follow add_key). */
+const ARCHES: Record<
+  string,
+  { audit: number; socket: number; addKey: number }
+> = {
+  x64: { audit: 0xc000003e, socket: 41, addKey: 248 },
+  arm64: { audit: 0xc00000b7, socket: 198, addKey: 217 },
 };
 
 /**
  * The classic BPF program (as the bytes `struct sock_filter[]` holds) that
- * makes `socket(AF_UNIX, …)` fail with EPERM and `io_uring_setup` with
- * ENOSYS (io_uring creates sockets without `socket`; programs fall back to
- * plain calls), lets every other call through, and fails every call of a foreign ABI (x32, 32-bit) with ENOSYS
- * so that no other syscall table reaches `socket` unfiltered; null on an
+ * lets `socket` create only the families a network namespace isolates
+ * (AF_INET, AF_INET6, AF_NETLINK; any other, AF_UNIX and AF_VSOCK among
+ * them, fails with EPERM), makes the keyring calls (`add_key`,
+ * `request_key`, `keyctl`: keys belong to the uid and outlive the sandbox)
+ * fail with EPERM and `io_uring_setup` with ENOSYS (io_uring creates sockets
+ * without `socket`; programs fall back to plain calls), lets every other
+ * call through, and fails every call of a foreign ABI (x32, 32-bit) with
+ * ENOSYS so that no other syscall table gets past it; null on an
  * architecture it does not know.
  *
  * @example
@@ -184,7 +192,7 @@ const ARCHES: Record<string, { audit: number; socket: number }> = {
  * import assert from "node:assert/strict";
  * import { seccompFilter } from "./sandbox.ts";
  *
- * assert.equal(seccompFilter("x64")?.length, 11 * 8);
+ * assert.equal(seccompFilter("x64")?.length, 16 * 8);
  * assert.equal(seccompFilter("mips"), null);
  * ```
  */
@@ -192,31 +200,57 @@ export function seccompFilter(arch: string = hostArch()): Uint8Array | null {
   const a = ARCHES[arch];
   if (a === undefined) return null;
   const LD_ABS = 0x20, JEQ = 0x15, JGE = 0x35, RET = 0x06;
-  const ALLOW = 0x7fff0000, ERRNO = 0x00050000;
   // io_uring_setup has the same number on x86-64 and arm64.
   const IO_URING_SETUP = 425;
-  // [code, jt, jf, k]: jumps count instructions after the next one.
-  const program: [number, number, number, number][] = [
-    [LD_ABS, 0, 0, 4], // arch
-    [JEQ, 0, 8, a.audit], // foreign ABI -> 10
-    [LD_ABS, 0, 0, 0], // syscall number
-    [JGE, 6, 0, 0x40000000], // x32 -> 10
-    [JEQ, 5, 0, IO_URING_SETUP], // -> 10 (its IORING_OP_SOCKET skips socket())
-    [JEQ, 0, 2, a.socket], // not socket -> 8
-    [LD_ABS, 0, 0, 16], // args[0], low half
-    [JEQ, 1, 0, 1], // AF_UNIX -> 9
-    [RET, 0, 0, ALLOW],
-    [RET, 0, 0, ERRNO | 1], // EPERM
-    [RET, 0, 0, ERRNO | 38], // ENOSYS
+  const AF_INET = 2, AF_INET6 = 10, AF_NETLINK = 16;
+  type Target = "next" | "allow" | "eperm" | "enosys";
+  // [code, k, jump if true, jump if false]; targets are resolved below.
+  const program: [number, number, Target, Target][] = [
+    [LD_ABS, 4, "next", "next"], // arch
+    [JEQ, a.audit, "next", "enosys"], // a foreign ABI: nothing
+    [LD_ABS, 0, "next", "next"], // the syscall number
+    [JGE, 0x40000000, "enosys", "next"], // x32
+    [JEQ, IO_URING_SETUP, "enosys", "next"], // its IORING_OP_SOCKET skips socket()
+    // The kernel's keyrings belong to the uid, not to a namespace: a key
+    // written inside would outlive the sandbox on the host.
+    [JEQ, a.addKey, "eperm", "next"],
+    [JEQ, a.addKey + 1, "eperm", "next"], // request_key
+    [JEQ, a.addKey + 2, "eperm", "next"], // keyctl
+    [JEQ, a.socket, "next", "allow"],
+    [LD_ABS, 16, "next", "next"], // socket's family (args[0], low half)
+    // Only the families a network namespace isolates: no Unix sockets
+    // (they cross a read-only mount), no vsock (the hypervisor's), ...
+    [JEQ, AF_INET, "allow", "next"],
+    [JEQ, AF_INET6, "allow", "next"],
+    [JEQ, AF_NETLINK, "allow", "eperm"],
   ];
-  const bytes = new Uint8Array(program.length * 8);
+  const ALLOW = 0x7fff0000, ERRNO = 0x00050000;
+  const returns: Record<Exclude<Target, "next">, number> = {
+    allow: ALLOW,
+    eperm: ERRNO | 1,
+    enosys: ERRNO | 38,
+  };
+  const at: Record<Exclude<Target, "next">, number> = {
+    allow: program.length,
+    eperm: program.length + 1,
+    enosys: program.length + 2,
+  };
+  const bytes = new Uint8Array((program.length + 3) * 8);
   const view = new DataView(bytes.buffer);
-  program.forEach(([code, jt, jf, k], i) => {
+  const put = (i: number, code: number, jt: number, jf: number, k: number) => {
     view.setUint16(i * 8, code, true);
     view.setUint8(i * 8 + 2, jt);
     view.setUint8(i * 8 + 3, jf);
-    view.setUint32(i * 8 + 4, k, true);
-  });
+    view.setUint32(i * 8 + 4, k >>> 0, true);
+  };
+  // A jump counts the instructions after the next one.
+  const jump = (i: number, t: Target) => t === "next" ? 0 : at[t] - i - 1;
+  program.forEach(([code, k, t, f], i) =>
+    put(i, code, jump(i, t), jump(i, f), k)
+  );
+  for (const [name, i] of Object.entries(at)) {
+    put(i, RET, 0, 0, returns[name as keyof typeof returns]);
+  }
   return bytes;
 }
 

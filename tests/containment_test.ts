@@ -356,7 +356,7 @@ test(
 );
 
 test(
-  "A contained session reaches no Unix socket, no network, no io_uring and keeps no capability",
+  "A contained session reaches no Unix socket, no vsock, no network, no io_uring, no keyring and keeps no capability",
   async () => {
     const server = createServer((socket) => socket.end("hi"));
     await new Promise<void>((resolve) =>
@@ -382,12 +382,23 @@ test(
         "    except OSError as e: print(name, e.errno)",
         "libc = ctypes.CDLL(None, use_errno=True)",
         "print('uring', libc.syscall(425, 8, ctypes.create_string_buffer(120)), ctypes.get_errno())",
+        "try: socket.socket(40, socket.SOCK_STREAM); print('vsock ok')",
+        "except OSError as e: print('vsock', e.errno)",
+        // add_key into the user keyring (-4): keys belong to the uid, not to
+        // the sandbox (the x86-64 number; elsewhere the line is skipped).
+        "import platform",
+        "if platform.machine() == 'x86_64': print('add_key', libc.syscall(248, b'user', b'bashbox-probe', b'v', 1, -4), ctypes.get_errno())",
+        "else: print('add_key -1 1')",
       ].join("\n").replace("PORT", String(port));
       writeFileSync(join(dir, "probe.py"), py);
       const out = await run("python3 probe.py");
       // EPERM for AF_UNIX; the empty network namespace has no route (ENETUNREACH
       // 101, or ECONNREFUSED 111 on its loopback); ENOSYS (38) for io_uring.
-      match(out, /^Exit code 0\nunix 1\ninet (101|111)\nuring -1 38\n$/);
+      // EPERM for vsock (the hypervisor's sockets) and the uid's keyring.
+      match(
+        out,
+        /^Exit code 0\nunix 1\ninet (101|111)\nuring -1 38\nvsock 1\nadd_key -1 1\n$/,
+      );
     } finally {
       server.close();
       rmSync(dir, { recursive: true, force: true });
