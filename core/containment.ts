@@ -11,7 +11,8 @@
 
 import { isAbsolute, resolve } from "node:path";
 import { runSync } from "../runtime/_runtime.ts";
-import { hostCwd, hostPlatform } from "../runtime/host.ts";
+import { existsSync } from "node:fs";
+import { hostCwd, hostEnv, hostPlatform } from "../runtime/host.ts";
 import { bwrapArgv, type Sandbox, unixSocketsBlocked } from "./sandbox.ts";
 
 /** What a policy promises about effects, for the kernel to keep. */
@@ -149,6 +150,8 @@ export interface ContainableOptions {
   sandbox?: Sandbox;
   /** A transport: the shell runs elsewhere. */
   transport?: unknown;
+  /** The session's environment (its PATH decides what must stay visible). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -195,6 +198,16 @@ export function containSession<T extends ContainableOptions>(
   if (reason === null) {
     const cwd = options.cwd ?? hostCwd();
     const sandbox = containmentSandbox(promise, cwd);
+    // The private /tmp hides the host's: programs the session finds on its
+    // PATH there (a toolchain unpacked under /tmp, whose links point into its
+    // own tree) stay visible, read-only, with the top directory holding them.
+    const readable = (options.env?.PATH ?? hostEnv("PATH") ?? "").split(":")
+      .map((d) => /^\/tmp\/([^/]+)/.exec(resolve("/", d))?.[0])
+      .filter((d): d is string =>
+        d !== undefined && existsSync(d) && d !== sandbox.workdir &&
+        !d.startsWith(`${sandbox.workdir}/`)
+      );
+    if (readable.length > 0) sandbox.readable = [...new Set(readable)];
     return {
       options: { ...options, sandbox },
       status: { contained: true, sandbox },

@@ -19,9 +19,11 @@ import {
 import { createServer } from "node:net";
 import {
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -495,6 +497,41 @@ test(
       }
     } finally {
       await mcp.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  { skip },
+);
+
+test(
+  "A contained session still runs programs its PATH finds under the host's /tmp (read-only)",
+  async () => {
+    const bin = mkdtempSync(join(tmpdir(), "bashbox-contain-bin-"));
+    const dir = workspace();
+    try {
+      writeFileSync(join(bin, "bb-tool"), "#!/bin/sh\necho tool ran\n", {
+        mode: 0o755,
+      });
+      const path = `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`;
+      await using tool = new BashTool({
+        policy: Policy.readOnly(),
+        sessionOptions: { cwd: dir, env: { PATH: path } },
+      });
+      deepEqual(
+        tool.containment?.contained && tool.containment.sandbox.readable,
+        [bin],
+      );
+      const r = await tool.handle({
+        id: "t",
+        name: "bash",
+        input: {
+          command: `bb-tool; touch ${bin}/bin/x 2>&1`,
+        },
+      });
+      match(r.content, /^Exit code 1\ntool ran\ntouch: cannot touch /);
+      equal(existsSync(join(bin, "bin", "x")), false);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
       rmSync(dir, { recursive: true, force: true });
     }
   },
