@@ -509,10 +509,16 @@ test(
     const bin = mkdtempSync(join(tmpdir(), "bashbox-contain-bin-"));
     const dir = workspace();
     try {
-      writeFileSync(join(bin, "bb-tool"), "#!/bin/sh\necho tool ran\n", {
-        mode: 0o755,
-      });
-      const path = `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`;
+      // A link into its own tree, as node_modules/.bin has.
+      mkdirSync(join(bin, "lib"));
+      mkdirSync(join(bin, "bin"));
+      writeFileSync(
+        join(bin, "lib", "bb-tool"),
+        "#!/bin/sh\necho tool ran\n",
+        { mode: 0o755 },
+      );
+      symlinkSync("../lib/bb-tool", join(bin, "bin", "bb-tool"));
+      const path = `${bin}/bin:${process.env.PATH ?? "/usr/bin:/bin"}`;
       await using tool = new BashTool({
         policy: Policy.readOnly(),
         sessionOptions: { cwd: dir, env: { PATH: path } },
@@ -528,7 +534,10 @@ test(
           command: `bb-tool; touch ${bin}/bin/x 2>&1`,
         },
       });
-      match(r.content, /^Exit code 1\ntool ran\ntouch: cannot touch /);
+      match(
+        r.content,
+        /^Exit code 1\ntool ran\ntouch: .*Read-only file system\n$/,
+      );
       equal(existsSync(join(bin, "bin", "x")), false);
     } finally {
       rmSync(bin, { recursive: true, force: true });
