@@ -68,7 +68,11 @@ import {
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { env } from "node:process";
-import { containmentSandbox, sandboxUnavailable } from "../core/containment.ts";
+import {
+  containmentSandbox,
+  containSession,
+  sandboxUnavailable,
+} from "../core/containment.ts";
 import { exec } from "../core/exec.ts";
 import { BashSession, type SessionResult } from "../core/session.ts";
 import { Policy } from "../policy/mod.ts";
@@ -705,8 +709,13 @@ class Runner {
     this.session = new BashSession({
       cwd: o.cwd,
       env: o.env,
+      // The sandbox the library builds for the preset (its PATH kept visible).
       sandbox: o.contained
-        ? containmentSandbox(Policy.readOnly().promise!, o.cwd)
+        ? containSession(
+          Policy.readOnly().promise,
+          { cwd: o.cwd, env: o.env },
+          "required",
+        ).options.sandbox
         : undefined,
       timeoutMs: o.timeoutMs,
       killGraceMs: 200,

