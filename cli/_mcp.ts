@@ -10,6 +10,7 @@ import { onHostSignal } from "../runtime/host.ts";
 import { readFileSync, statSync } from "node:fs";
 import { policyOf, readPolicyFile, UsageError } from "./_policy.ts";
 import type { CommandPolicy } from "../tools/types.ts";
+import { Egress } from "../egress/egress.ts";
 import { type ContainMode, describeContainment } from "../core/containment.ts";
 import { jsonlAudit } from "../egress/audit.ts";
 import {
@@ -496,7 +497,12 @@ export async function mcpMain(
   }
   const status = mcp.containment;
   if (status !== null) {
-    io.err(`${name} mcp: shells are ${describeContainment(status)}\n`);
+    io.err(
+      new Egress(plan.server.redact).text(
+        `${name} mcp: shells are ${describeContainment(status)}\n`,
+        "cli_transcript",
+      ),
+    );
   }
   try {
     if (!plan.http) {

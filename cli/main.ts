@@ -434,7 +434,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
         const keys = io.terminal ? new Keys(io.terminal) : undefined;
         const ask = askOn(io, keys);
         const tool = makeTool({ ...common, policy }, ask);
-        sayContainment(io, tool);
+        sayContainment(io, tool, common.env);
         const editor = makeEditor(tool, { ...common, policy }, ask);
         try {
           const client = await anthropicClient({
@@ -546,11 +546,18 @@ function containMode(value: string | undefined): ContainMode | undefined {
 }
 
 /** Says on stderr whether the shell keeps the policy's promise (nothing without one). */
-function sayContainment(io: CliIo, tool: BashTool): void {
+function sayContainment(
+  io: CliIo,
+  tool: BashTool,
+  env: Record<string, string | undefined>,
+): void {
   const status = tool.containment;
   if (status === null) return;
   io.err(
-    `${io.name ?? "bashbox"}: the shell is ${describeContainment(status)}\n`,
+    new Egress(redactor(env)).text(
+      `${io.name ?? "bashbox"}: the shell is ${describeContainment(status)}\n`,
+      "cli_transcript",
+    ),
   );
 }
 
@@ -605,7 +612,7 @@ async function runOnce(
   // try/finally rather than `await using`: transpiled for Node 20 it must parse.
   const tool = makeTool(options);
   try {
-    sayContainment(io, tool);
+    sayContainment(io, tool, options.env);
     const block = await tool.handle({
       id: "toolu_cli",
       name: "bash",
@@ -672,7 +679,7 @@ async function repl(options: CommonOptions, io: CliIo): Promise<number> {
   try {
     const keys = io.terminal ? new Keys(io.terminal) : undefined;
     const tool = makeTool(options, askOn(io, keys), session);
-    sayContainment(io, tool);
+    sayContainment(io, tool, options.env);
     try {
       return await replLoop(io, { options, session, tool, keys });
     } finally {

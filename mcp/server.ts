@@ -916,12 +916,8 @@ export class BashMcp {
         "- A policy judges every command; a refused command is not run and the result says why.",
       );
     }
-    const status = this.#pool.containment;
-    if (status !== null) {
-      lines.push(
-        `- The shell is ${describeContainment(status)}.`,
-      );
-    }
+    const containment = this.#containmentText();
+    if (containment !== null) lines.push(`- The shell is ${containment}.`);
     if (o.instructions) lines.push(o.instructions);
     return lines.join("\n");
   }
@@ -1159,17 +1155,27 @@ export class BashMcp {
     return this.#pool.containment;
   }
 
+  /** The containment status in words, through the egress (it names paths and bwrap's own error). */
+  #containmentText(): string | null {
+    const status = this.#pool.containment;
+    return status === null ? null : new Egress(this.#options.redact).text(
+      describeContainment(status),
+      "mcp_content",
+    );
+  }
+
   /** A result with the containment status in `_meta` (every result says it). */
   async #withMeta(result: Promise<CallToolResult>): Promise<CallToolResult> {
     const r = await result;
     const status = this.#pool.containment;
-    if (status === null) return r;
+    const text = this.#containmentText();
+    if (status === null || text === null) return r;
     return {
       ...r,
       _meta: {
         ...r._meta,
         "bashbox/contained": status.contained,
-        "bashbox/containment": describeContainment(status),
+        "bashbox/containment": text,
       },
     };
   }

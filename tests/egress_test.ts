@@ -341,6 +341,8 @@ test(
           )
             .join("");
           out.mcp_content.push(text);
+          // Results carry bashbox's _meta (containment) too.
+          out.mcp_content.push(JSON.stringify(r._meta ?? {}));
           const id = /command (c\d+)/.exec(text)?.[1];
           if (id) {
             const w = await client.callTool({
