@@ -176,7 +176,14 @@ export interface McpHttpOptions {
    * generated one otherwise.
    */
   tokens?: readonly string[];
-  /** Origins (host names) browsers may call from, beyond localhost. */
+  /**
+   * Browser origins allowed besides localhost, matched by the MCP SDK's
+   * `validateOriginHeader` (port-agnostic): host names (`app.example`,
+   * `::1`), whole origins (`https://app.example:3000`, only the host name
+   * counts), or `<scheme>://*` for every origin of a browser-extension scheme
+   * (`moz-extension://*`). Requests without an `Origin` (non-browser
+   * clients) pass; an unparsable one (`null`) is refused.
+   */
   allowedOrigins?: readonly string[];
   /**
    * Largest request body in bytes.
@@ -319,7 +326,54 @@ function isLoopback(host: string): boolean {
   return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
 }
 
-const LOCAL_NAMES = ["localhost", "127.0.0.1", "[::1]", "::1"];
+/** A Host header: a name or an address, and a port (no user, path or blank). */
+const HOST_SYNTAX = /^(?:\[[0-9A-Fa-f:.]+\]|[^\s[\]:@/\\?#%]+)(?::\d{1,5})?$/;
+
+/** The host name of a URL as the URL parser writes it ("" when no URL). */
+function hostnameOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The allow-list `validateOriginHeader` (the SDK's) matches: the SDK's
+ * localhost names and `allowedOrigins`, each written the way the URL parser
+ * writes a hostname (lower case, punycode, IPv6 in brackets), so that
+ * `Example.COM`, `::1` or a whole origin `https://app.example:3000` match
+ * what browsers send. `<scheme>://*` (`moz-extension://*`) is kept as the SDK
+ * reads it: every origin of that scheme.
+ */
+function originAllowList(
+  sdk: Sdk,
+  allowed: readonly string[] = [],
+): string[] {
+  const names = sdk.server.localhostAllowedOrigins();
+  for (const entry of allowed) {
+    const given = String(entry).trim();
+    if (
+      /^[a-z][a-z0-9+.-]*:\/\/\*$/i.test(given) && !/^https?:/i.test(given)
+    ) {
+      names.push(given.toLowerCase());
+      continue;
+    }
+    const name = given.includes("://")
+      ? hostnameOf(given)
+      : hostnameOf(`http://${given}`) || hostnameOf(`http://[${given}]`);
+    // "*" would match no browser: the SDK honours no wildcard for websites.
+    if (name === "" || given === "" || name.includes("*")) {
+      throw new RangeError(
+        `Expected each allowed origin to be a host name, an origin or <scheme>://*, got ${
+          JSON.stringify(entry)
+        }`,
+      );
+    }
+    names.push(name);
+  }
+  return names;
+}
 
 function rpcError(
   status: number,
@@ -540,7 +594,7 @@ export class BashMcp {
    * await r.body?.cancel();
    * ```
    *
-   * @throws {RangeError} For a bad port or size.
+   * @throws {RangeError} For a bad port, size, token or allowed origin.
    */
   async serveHttp(options: McpHttpOptions = {}): Promise<McpHttpServer> {
     if (this.#closed) throw new TypeError("The MCP server is closed");
@@ -571,11 +625,10 @@ export class BashMcp {
       tokens = [generatedToken];
     }
     const digests = await Promise.all(tokens.map(digest));
-    const origins = new Set(
-      [...LOCAL_NAMES, ...(options.allowedOrigins ?? [])].map((o) =>
-        o.toLowerCase()
-      ),
-    );
+    // DNS rebinding protection is the SDK's (validateHostHeader,
+    // validateOriginHeader); bashbox answers with its own sentences.
+    const allowedHosts = sdk.server.localhostAllowedHostnames();
+    const allowedOrigins = originAllowList(sdk, options.allowedOrigins);
     const sessions = new Map<string, HttpSession>();
 
     const endSession = async (id: string): Promise<void> => {
@@ -615,6 +668,32 @@ export class BashMcp {
           }`,
         );
       }
+      if (loopback) {
+        const hostHeader = request.headers.get("host");
+        // The SDK's parser takes `user@host` as a URL would (the name after
+        // the @ is checked): a Host is a name or address and a port only.
+        const host = HOST_SYNTAX.test(hostHeader ?? "")
+          ? sdk.server.validateHostHeader(hostHeader, allowedHosts)
+          : { ok: false as const, errorCode: "invalid_host_header" as const };
+        // The SDK's list names 127.0.0.1; the rest of 127.0.0.0/8 is
+        // loopback too (a server bound to 127.0.0.2 is called by that name).
+        if (
+          !host.ok &&
+          !(host.errorCode === "invalid_host" &&
+            isLoopback(host.hostname ?? ""))
+        ) {
+          const malformed = host.errorCode !== "invalid_host";
+          return rpcError(
+            malformed ? 400 : 403,
+            -32000,
+            `${
+              malformed ? "Bad request" : "Forbidden"
+            }: expected a loopback Host header, got ${
+              JSON.stringify((hostHeader ?? "").slice(0, 200))
+            } (DNS rebinding protection)`,
+          );
+        }
+      }
       if (url.pathname !== "/mcp") {
         return rpcError(
           404,
@@ -622,37 +701,18 @@ export class BashMcp {
           `Not found: the MCP endpoint is /mcp, got ${url.pathname}`,
         );
       }
-      if (loopback) {
-        const hostHeader = request.headers.get("host") ?? "";
-        const name = hostHeader.replace(/:\d+$/, "").toLowerCase();
-        if (!LOCAL_NAMES.includes(name) && !isLoopback(name)) {
-          return rpcError(
-            403,
-            -32000,
-            `Forbidden: expected a loopback Host header, got "${hostHeader}" (DNS rebinding protection)`,
-          );
-        }
-      }
-      const origin = request.headers.get("origin");
-      if (origin !== null) {
-        let name: string | null = null;
-        try {
-          const u = new URL(origin);
-          name = u.protocol === "http:" || u.protocol === "https:"
-            ? u.hostname.toLowerCase()
-            : null;
-        } catch {
-          name = null;
-        }
-        if (name === null || !origins.has(name)) {
-          return rpcError(
-            403,
-            -32000,
-            `Forbidden: Origin ${
-              JSON.stringify(origin)
-            } is not allowed (DNS rebinding protection); allow it with --allow-origin`,
-          );
-        }
+      const origin = sdk.server.validateOriginHeader(
+        request.headers.get("origin"),
+        allowedOrigins,
+      );
+      if (!origin.ok) {
+        return rpcError(
+          403,
+          -32000,
+          `Forbidden: Origin ${
+            JSON.stringify((origin.originHeader ?? "").slice(0, 200))
+          } is not allowed (DNS rebinding protection); allow it with --allow-origin`,
+        );
       }
       let tokenDigest: Uint8Array | null = null;
       if (digests.length > 0) {

@@ -248,3 +248,151 @@ test("BashMcp.serveHttp(): a body over the limit gets the JSON-RPC error the REA
     await stillServes(server.url);
   }
 });
+
+/** `post()` with `Host` (null: none) and, when given, `Origin`. */
+function postAs(host: string | null, origin?: string): string {
+  const request = post(
+    origin === undefined ? {} : { Origin: origin },
+    JSON_RPC,
+  );
+  return host === null
+    ? request.replace("Host: 127.0.0.1\r\n", "")
+    : request.replace("Host: 127.0.0.1", `Host: ${host}`);
+}
+
+test("BashMcp.serveHttp() on loopback answers every Host that does not name loopback with 400 or 403 (the SDK's validateHostHeader, 127.0.0.0/8 kept) and serves the ones that do", async () => {
+  await using mcp = new BashMcp({ timeoutMs: 20_000 });
+  const server = await mcp.serveHttp({ port: 0 });
+  const port = server.port;
+  const served = [
+    "localhost",
+    `localhost:${port}`,
+    "LocalHost",
+    "127.0.0.1",
+    `127.0.0.1:${port}`,
+    "127.9.8.7",
+    "127.1",
+    "[::1]",
+    `[::1]:${port}`,
+    "[0:0:0:0:0:0:0:1]",
+  ];
+  const refused = [
+    "a b",
+    "",
+    null,
+    "evil.example",
+    "evil.example:80",
+    "localhost.evil.example",
+    "127.0.0.1.nip.io",
+    "evil.example:80@localhost",
+    "localhost@evil.example",
+    "user:pw@127.0.0.1",
+    "localhost/evil",
+    "localhost?x",
+    "localhost#x",
+    "%6cocalhost",
+    "localhost:80 evil",
+    "localhost, evil.example",
+    "[::1",
+    "::1",
+    "localhost:99999",
+    "128.0.0.1",
+    "0.0.0.0",
+    "[::2]",
+  ];
+  // Generated: printable garbage, and loopback names with one character of
+  // another host's syntax spliced in.
+  const random = rng(20270127);
+  const pick = (s: string): string => s[Math.floor(random() * s.length)];
+  const printable = Array.from(
+    { length: 95 },
+    (_, i) => String.fromCharCode(32 + i),
+  )
+    .join("");
+  for (let i = 0; i < 40; i++) {
+    const length = 1 + Math.floor(random() * 24);
+    refused.push(
+      "x" + Array.from({ length }, () => pick(printable)).join("").trim(),
+    );
+    const base = pick("lx") === "l" ? "localhost" : "127.0.0.1";
+    const at = Math.floor(random() * (base.length + 1));
+    refused.push(`${base.slice(0, at)}${pick("@/ ?#%\\")}${base.slice(at)}z`);
+  }
+  for (const host of refused) {
+    const answer = await raw(port, postAs(host));
+    ok(
+      answer.status === 400 || answer.status === 403,
+      `Host ${JSON.stringify(host)}: ${answer.text.slice(0, 300)}`,
+    );
+  }
+  await stillServes(server.url);
+  for (const host of served) {
+    const answer = await raw(port, postAs(host));
+    equal(
+      answer.status,
+      200,
+      `Host ${JSON.stringify(host)}: ${answer.text.slice(0, 300)}`,
+    );
+  }
+  // The refusal says why.
+  const evil = await raw(port, postAs("evil.example"));
+  equal(evil.status, 403);
+  match(
+    evil.text,
+    /Forbidden: expected a loopback Host header, got \\"evil\.example\\" \(DNS rebinding protection\)/,
+  );
+  await stillServes(server.url);
+});
+
+test("BashMcp.serveHttp() checks a browser's Origin with the SDK's validateOriginHeader against localhost and allowedOrigins (host names, whole origins, <scheme>://*)", async () => {
+  await using mcp = new BashMcp({ timeoutMs: 20_000 });
+  const server = await mcp.serveHttp({
+    port: 0,
+    allowedOrigins: [
+      "App.Example",
+      "https://tool.example:3000",
+      "::2",
+      "moz-extension://*",
+    ],
+  });
+  const port = server.port;
+  const served = [
+    undefined, // no Origin: not a browser
+    "http://localhost",
+    "http://localhost:5173",
+    "https://LOCALHOST",
+    "http://127.0.0.1:8080",
+    "http://[::1]:3000",
+    "https://app.example",
+    "http://APP.example:9",
+    "https://tool.example",
+    "http://[::2]",
+    "moz-extension://4f3c1a2b-0000-4000-8000-000000000000",
+  ];
+  const refused = [
+    "null",
+    "http://evil.example",
+    "https://app.example.evil.example",
+    "http://localhost.evil.example",
+    "http://127.0.0.2",
+    "file:///etc/passwd",
+    "chrome-extension://abcdefghijklmnopabcdefghijklmnop",
+    "not a url",
+    "http://",
+    "//localhost",
+  ];
+  for (const origin of served) {
+    const answer = await raw(port, postAs("127.0.0.1", origin));
+    equal(answer.status, 200, `Origin ${origin}: ${answer.text.slice(0, 300)}`);
+  }
+  for (const origin of refused) {
+    const answer = await raw(port, postAs("127.0.0.1", origin));
+    equal(answer.status, 403, `Origin ${origin}: ${answer.text.slice(0, 300)}`);
+    match(
+      answer.text,
+      /Forbidden: Origin .* is not allowed \(DNS rebinding protection\); allow it with --allow-origin/,
+      origin,
+    );
+  }
+  await stillServes(server.url);
+});

@@ -545,6 +545,35 @@ test("BashMcp over HTTP: Origin and bearer token checks, sessions bound to their
   }
 });
 
+test("BashMcp.serveHttp() refuses an allowed origin that names no host, before it listens", async () => {
+  for (
+    const bad of [
+      "",
+      " ",
+      "http://",
+      "a b",
+      "https://[::1",
+      "*",
+      "https://*",
+      "*.example",
+    ]
+  ) {
+    await using mcp = new BashMcp();
+    let error: unknown;
+    try {
+      const http = await mcp.serveHttp({ port: 0, allowedOrigins: [bad] });
+      await http.close();
+    } catch (e) {
+      error = e;
+    }
+    ok(error instanceof RangeError, `${JSON.stringify(bad)}: ${error}`);
+    match(
+      error.message,
+      /^Expected each allowed origin to be a host name, an origin or <scheme>:\/\/\*, got /,
+    );
+  }
+});
+
 test("BashMcp: a session whose shell the pool closed gets its state back, and is told so", async () => {
   const { mcp, url } = await httpServer({ maxSessions: 1 });
   const a = await connect(url);
