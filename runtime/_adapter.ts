@@ -39,13 +39,24 @@ export interface SpawnOptions {
   readonly fifo?: StdinFifo;
 }
 
-/** Both ends of a FIFO, as descriptors (Node), owned by one process at most. */
+/**
+ * The FIFOs of a session's shell, as descriptors (Node), owned by one process
+ * at most: one for its stdin and one for its stdout.
+ */
 export interface StdinFifo {
   /**
-   * Hands both ends over (once): the read end (blocking) for the child's
-   * stdin, the write end for the host. Null when taken or released before.
+   * Hands the ends over (once): the stdin FIFO's read end (blocking) for the
+   * child and its write end for the host; the stdout FIFO's write end
+   * (blocking) for the child and its read end (non-blocking) for the host,
+   * which reads it into one reused buffer. Null when taken or released
+   * before.
    */
-  take(): { readFd: number; writeFd: number } | null;
+  take(): {
+    readFd: number;
+    writeFd: number;
+    outReadFd: number;
+    outWriteFd: number;
+  } | null;
   /** Closes both ends unless they were taken; idempotent. */
   release(): void;
 }

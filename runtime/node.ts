@@ -80,6 +80,65 @@ function webStream(readable: Readable): ReadableStream<Uint8Array> {
   }, { highWaterMark: QUEUED_CHUNKS });
 }
 
+/** Bytes read from a FIFO at a time. */
+const READ_BYTES = 64 * 1024;
+
+/**
+ * A web stream over the non-blocking read end `fd` of a FIFO, read into one
+ * reused buffer: each chunk is a view of it, valid until the next read
+ * (what {@linkcode pump} expects). The socket is paused while a chunk is out,
+ * so memory stays flat whatever flows through: Node's own streams allocate
+ * each chunk afresh, and V8 frees them only at its next collection (a 300 MB
+ * drain grew the host by about 70 MB that way).
+ */
+function reusedBufferStream(fd: number): ReadableStream<Uint8Array> {
+  const buffer = new Uint8Array(READ_BYTES);
+  let socket: Socket | null = null;
+  let closed = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const close = (): void => {
+        if (closed) return;
+        closed = true;
+        try {
+          controller.close();
+        } catch {
+          // cancelled by the reader
+        }
+      };
+      // (`onread` is documented for the constructor since Node 12; the
+      // types bundled with some runtimes know it for connect() only.)
+      const options = {
+        fd,
+        readable: true,
+        writable: false,
+        onread: {
+          buffer,
+          callback(bytes: number, into: Uint8Array): boolean {
+            if (!closed) controller.enqueue(into.subarray(0, bytes));
+            return false;
+          },
+        },
+      };
+      socket = new Socket(options);
+      socket.on("end", close);
+      socket.on("close", close);
+      socket.on("error", (error: unknown) => {
+        if (closed) return;
+        closed = true;
+        controller.error(error);
+      });
+    },
+    pull() {
+      socket?.resume();
+    },
+    cancel() {
+      closed = true;
+      socket?.destroy();
+    },
+  }, { highWaterMark: 0 });
+}
+
 /** Why a spawn that gave no pid failed, as far as the file system tells. */
 function spawnFailure(program: string): Error {
   let code = "ENOENT";
@@ -104,15 +163,17 @@ export function closeQuietly(fd: number | undefined): void {
 }
 
 /**
- * Opens both ends of a new FIFO: `readFd` (blocking) for a child's stdin,
- * `writeFd` for the host. The FIFO lives in a private temporary directory
- * (mode 0700) only while `mkfifo` runs and its ends are opened: the
- * directory is removed before this resolves, so nothing is left on disk
- * (the open ends keep the FIFO itself). `guard(dir)` is called with the
+ * Opens the ends of two new FIFOs, the shell's stdin and its stdout:
+ * `readFd` (blocking) for the child's stdin and `writeFd` for the host;
+ * `outWriteFd` (blocking) for the child's stdout and `outReadFd`
+ * (non-blocking) for the host. The FIFOs live in a private temporary
+ * directory (mode 0700) only while `mkfifo` runs and their ends are opened:
+ * the directory is removed before this resolves, so nothing is left on disk
+ * (the open ends keep the FIFOs themselves). `guard(dir)` is called with the
  * directory as soon as it exists and returns the function that stops
  * guarding it (the host's exit hook removes it should the host exit in
  * between). Null when no FIFO can be made (no `mkfifo`, no temporary
- * directory): the caller falls back to a pipe.
+ * directory): the caller falls back to pipes.
  */
 export async function openFifo(
   guard: (dir: string) => () => void,
@@ -125,18 +186,35 @@ export async function openFifo(
   }
   const unguard = guard(dir);
   const path = join(dir, "stdin");
-  let probe: number | undefined;
-  let writeFd: number | undefined;
+  const outPath = join(dir, "stdout");
+  const opened: number[] = [];
+  const open = (file: string, flags: number): number => {
+    const fd = openSync(file, flags);
+    opened.push(fd);
+    return fd;
+  };
   try {
-    if (!await runOk("mkfifo", ["-m", "600", "--", path])) return null;
+    if (!await runOk("mkfifo", ["-m", "600", "--", path, outPath])) {
+      return null;
+    }
     // A FIFO opens for reading without waiting only when non-blocking; once
     // a reader exists, the writer's open and a blocking reader's return at
     // once (the child's stdin must block: bash reads it as its script).
-    probe = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    writeFd = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
-    const readFd = openSync(path, constants.O_RDONLY);
-    let ends: { readFd: number; writeFd: number } | null = { readFd, writeFd };
-    writeFd = undefined;
+    const probe = open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writeFd = open(path, constants.O_WRONLY | constants.O_NONBLOCK);
+    const readFd = open(path, constants.O_RDONLY);
+    closeQuietly(probe);
+    // The host's end of stdout is non-blocking (libuv reads it); the
+    // child's blocks, as a pipe's would.
+    const outReadFd = open(outPath, constants.O_RDONLY | constants.O_NONBLOCK);
+    const outWriteFd = open(outPath, constants.O_WRONLY);
+    opened.length = 0;
+    let ends: ReturnType<StdinFifo["take"]> = {
+      readFd,
+      writeFd,
+      outReadFd,
+      outWriteFd,
+    };
     return {
       take() {
         const taken = ends;
@@ -146,14 +224,15 @@ export async function openFifo(
       release() {
         closeQuietly(ends?.readFd);
         closeQuietly(ends?.writeFd);
+        closeQuietly(ends?.outReadFd);
+        closeQuietly(ends?.outWriteFd);
         ends = null;
       },
     };
   } catch {
-    closeQuietly(writeFd);
     return null;
   } finally {
-    closeQuietly(probe);
+    for (const fd of opened) closeQuietly(fd);
     removeQuietly(dir);
     unguard();
   }
@@ -186,7 +265,7 @@ export function spawnNode(
       env,
       stdio: [
         fifo ? fifo.readFd : options.stdin ? "pipe" : "ignore",
-        "pipe",
+        fifo ? fifo.outWriteFd : "pipe",
         "pipe",
       ],
       detached: true,
@@ -194,10 +273,13 @@ export function spawnNode(
   } catch (error) {
     closeQuietly(fifo?.readFd);
     closeQuietly(fifo?.writeFd);
+    closeQuietly(fifo?.outReadFd);
+    closeQuietly(fifo?.outWriteFd);
     throw options.describe(error);
   }
-  // The child has its own copy of the read end.
+  // The child has its own copies of its ends.
   closeQuietly(fifo?.readFd);
+  closeQuietly(fifo?.outWriteFd);
   // A failed spawn reports asynchronously; without a pid it has failed.
   child.on("error", () => {});
   if (child.pid === undefined) {
@@ -205,6 +287,7 @@ export function spawnNode(
     child.stderr?.destroy();
     child.stdin?.destroy();
     closeQuietly(fifo?.writeFd);
+    closeQuietly(fifo?.outReadFd);
     throw options.describe(spawnFailure(argv[0]));
   }
   const pid = child.pid;
@@ -224,7 +307,9 @@ export function spawnNode(
   });
   return {
     pid,
-    stdout: webStream(child.stdout as Readable),
+    stdout: fifo
+      ? reusedBufferStream(fifo.outReadFd)
+      : webStream(child.stdout as Readable),
     stderr: webStream(child.stderr as Readable),
     status,
     write(bytes) {
