@@ -40,13 +40,15 @@
 import { hostEnv, hostPlatform, importNpm } from "../runtime/host.ts";
 import { spawnBunTerminal } from "../runtime/bun_terminal.ts";
 import {
+  closeSync,
   mkdtempSync,
   openSync,
+  readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
-import { closeSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Launch, transportLauncher } from "./_launch.ts";
@@ -179,6 +181,11 @@ if pid == 0:
         os.execvp(sys.argv[1], sys.argv[1:])
     finally:
         os._exit(127)
+
+
+# The helper is not the program: an interrupt meant for the group (a stop)
+# must not end it with a traceback before the program has answered.
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def put(out, data):
@@ -457,6 +464,10 @@ export class ProcessTable {
         ? `builtin command stty cols ${cols} rows ${rows} 2>/dev/null`
         : "builtin exec 2>&1",
       "builtin unset -f command_not_found_handle 2>/dev/null",
+      ...(tty && launch.kind === "local"
+        ? [`builtin printf %s "$$" >${quote(join(dir, "pid"))}`]
+        : []),
+      signalRelay(launch.kind === "local" ? join(dir, "signal") : null),
       command,
       "",
     ];
@@ -523,6 +534,34 @@ function checkSize(name: string, value: unknown): number {
     );
   }
   return value;
+}
+
+/** The signals a user sends a process, whose default is to end it. */
+const RELAYED_SIGNALS = ["HUP", "INT", "QUIT", "USR1", "USR2", "ALRM", "TERM"];
+
+/**
+ * The runner's lines that keep it, the program's parent, from dying of a
+ * signal sent to the whole group before the program has answered it: a
+ * runner that died first would end a terminal's session (its program then
+ * gets SIGHUP before its own handler has run) and report the process ended
+ * while the program, which handled the signal, goes on. Each signal is
+ * trapped (the program gets it with its default action, as a trap is not
+ * inherited); once the program is gone, a status of 128+n for the signal n
+ * the runner got means the program died of it: the runner then dies of it
+ * too, so the process reads as ended by that signal (a terminal helper that
+ * reports only 128+n finds the signal's name in `file`). A program that
+ * handled the signal and lives on keeps the runner waiting.
+ */
+function signalRelay(file: string | null): string {
+  const note = file === null
+    ? ""
+    : `builtin printf '%s %s' "$1" "$2" >${quote(file)} 2>/dev/null;`;
+  return [
+    `__bashbox_relay(){ [ "$2" = "$((128 + $(builtin kill -l "$1")))" ]||builtin return 0;${note}builtin trap - "$1";builtin kill -s "$1" "$$"; }`,
+    `for __bashbox_s in ${
+      RELAYED_SIGNALS.join(" ")
+    };do builtin trap "__bashbox_relay $__bashbox_s \\$?" "$__bashbox_s";done;builtin unset __bashbox_s`,
+  ].join("\n");
 }
 
 interface ProcessInit {
@@ -754,10 +793,24 @@ export class BackgroundProcess {
         pump(group.stdout, onChunk),
         pump(group.stderr, onChunk),
       ];
-      exited = group.status.then((s) => ({
-        exitCode: s.code,
-        signal: s.signal,
-      }));
+      exited = group.status.then((s) => {
+        // \`script\` reports a program that died of signal n as exit 128+n;
+        // the runner wrote the signal's name (see signalRelay).
+        if (init.helper?.kind === "script" && s.code !== null && s.code > 128) {
+          try {
+            // "<name> <status>": the name of the signal whose number is
+            // the status less 128, on this system.
+            const [name, code] = readFileSync(join(init.dir, "signal"), "utf8")
+              .split(" ");
+            if (Number(code) === s.code) {
+              return { exitCode: null, signal: `SIG${name}` };
+            }
+          } catch {
+            // no signal noted: the program exited with that code itself
+          }
+        }
+        return { exitCode: s.code, signal: s.signal };
+      });
       drained = exited.then(async () => {
         const all = Promise.all(pumps.map((p) => p.done));
         const timer = delay(200);
@@ -1122,7 +1175,11 @@ export class BackgroundProcess {
   /**
    * Sends `name` (`"SIGINT"`, `"SIGTERM"`, `"SIGKILL"`, `"SIGHUP"`, …) to the
    * whole process group (in a sandbox or over a transport: to every process
-   * with the process's mark, where it runs).
+   * with the process's mark, where it runs; in a terminal: to the terminal's
+   * foreground process group, as its keys would). The shell that runs the
+   * command waits for the program to answer: a program that handles the
+   * signal keeps running, and one that dies of it is reported with the
+   * signal's name, not as exit 128+n.
    */
   async signal(name: string): Promise<void> {
     if (
@@ -1138,6 +1195,10 @@ export class BackgroundProcess {
       await this.#sweep(name.slice(3));
       return;
     }
+    if (this.tty) {
+      await this.#signalTerminal(name.slice(3));
+      return;
+    }
     if (["SIGINT", "SIGTERM", "SIGKILL"].includes(name)) {
       await signalGroup(this.#pid, name as GroupSignal, this.#init.shell);
       return;
@@ -1149,6 +1210,32 @@ export class BackgroundProcess {
       "bashbox-signal",
       name.slice(3),
       String(this.#pid),
+    ]);
+  }
+
+  /**
+   * A terminal process: sends `sig` (without "SIG") to the terminal's
+   * foreground process group, as a terminal's keys do (the program, or the
+   * job a shell in it runs in the foreground), never to a terminal helper
+   * (`script`, python). The terminal's session leader is the runner, which
+   * wrote its pid at start; before it did, the signal goes to every process
+   * with the mark.
+   */
+  async #signalTerminal(sig: string): Promise<void> {
+    let leader: string;
+    try {
+      leader = readFileSync(join(this.#init.dir, "pid"), "utf8");
+    } catch {
+      await this.#sweep(sig);
+      return;
+    }
+    await runQuiet([
+      this.#init.shell,
+      "-c",
+      `t=$(ps -o tpgid= -p "$2" 2>/dev/null); t=\${t//[!0-9]/}; case $t in ""|0) t=$2;; esac; kill -s "$1" -- "-$t" 2>/dev/null || kill -s "$1" -- "-$2" 2>/dev/null; :`,
+      "bashbox-signal",
+      sig,
+      leader,
     ]);
   }
 

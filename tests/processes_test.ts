@@ -884,3 +884,127 @@ test("BackgroundProcess.read() with redact holds back a token still arriving: no
   match(seen, /key: \[REDACTED:github-token\] end\nPassword: $/);
   await p.stop({ graceMs: 200 });
 });
+
+// ---------------------------------------------------------------------------
+// Signals reach the program (issue 25): in a terminal, its foreground process
+// group (never the terminal helper); everywhere, the runner in between
+// neither dies first nor hides how the program ended.
+
+/** The ways a process gets its terminal here: a helper, or Bun's own. */
+const terminalKinds: { name: string; helper?: string; skip: string | false }[] =
+  [
+    {
+      name: "script",
+      helper: "script",
+      skip: hasScript ? false : "util-linux script is not installed",
+    },
+    {
+      name: "python",
+      helper: "python",
+      skip: hasPython ? false : "python3 is not installed",
+    },
+    ...(runtime === "bun" ? [{ name: "bun", skip: false as const }] : []),
+  ];
+const RELAYED = ["SIGUSR1", "SIGHUP", "SIGTERM", "SIGINT", "SIGUSR2"];
+
+for (const kind of [...terminalKinds, { name: "pipe", skip: false as const }]) {
+  const tty = kind.name !== "pipe";
+  test(
+    `BackgroundProcess.signal() reaches a program that handles it and keeps it running (${kind.name})`,
+    async () => {
+      if ("helper" in kind && kind.helper) {
+        setHostEnv("BASHBOX_PTY_HELPER", kind.helper);
+      }
+      try {
+        await using s = new BashSession();
+        const mark = marker();
+        // A program of its own (a child of the runner), trapping each
+        // signal; its loop's sleep dies of the signal and the loop goes on.
+        const traps = RELAYED.map((sig) =>
+          `trap "echo got-${sig}" ${sig.slice(3)}`
+        ).join(";");
+        const p = await s.spawn(
+          `bash --norc --noprofile -c '${traps}; echo ready; while :; do sleep ${mark}; done'`,
+          { tty },
+        );
+        await expectOutput(p, "ready");
+        for (const sig of RELAYED) {
+          await p.signal(sig);
+          await expectOutput(p, `got-${sig}`);
+          equal(p.running, true, `running after ${sig}`);
+        }
+        const status = await p.stop({ graceMs: 300 });
+        ok(status.signal !== null || status.exitCode !== 0);
+        equal((await gone(mark)).length, 0);
+      } finally {
+        setHostEnv("BASHBOX_PTY_HELPER", undefined);
+      }
+    },
+    { skip: tty && noTty ? noTty : kind.skip },
+  );
+
+  test(
+    `BackgroundProcess.signal() reports the signal a program died of, not 128+n (${kind.name})`,
+    async () => {
+      if ("helper" in kind && kind.helper) {
+        setHostEnv("BASHBOX_PTY_HELPER", kind.helper);
+      }
+      try {
+        await using s = new BashSession();
+        for (const sig of RELAYED) {
+          const mark = marker();
+          const p = await s.spawn(`echo ready; sleep ${mark}`, { tty });
+          await expectOutput(p, "ready");
+          ok((await started(mark)).length >= 1, `${sig}: the sleep started`);
+          await p.signal(sig);
+          const status = await p.wait();
+          equal(status.signal, sig, `${sig}: ${JSON.stringify(status)}`);
+          equal(status.exitCode, null);
+          equal((await gone(mark)).length, 0);
+        }
+        // A program that exits with 128+n itself is an exit code.
+        const p = await s.spawn("echo ready; sleep 0.2; exit 138", { tty });
+        equal((await p.wait()).exitCode, 138);
+      } finally {
+        setHostEnv("BASHBOX_PTY_HELPER", undefined);
+      }
+    },
+    { skip: tty && noTty ? noTty : kind.skip },
+  );
+}
+
+for (const kind of terminalKinds) {
+  test(
+    `BackgroundProcess.signal() in a terminal goes to its foreground group: a shell's trap fires (${kind.name})`,
+    async () => {
+      if (kind.helper) setHostEnv("BASHBOX_PTY_HELPER", kind.helper);
+      try {
+        await using s = new BashSession();
+        // An interactive shell with job control takes a process group of
+        // its own, as at a terminal: the signal must reach it there.
+        const p = await s.spawn("PS1='$ ' bash --norc --noprofile -i", {
+          tty: true,
+        });
+        await expectOutput(p, "$ ");
+        await p.write(
+          "trap 'echo got-USR1' USR1; trap 'echo got-USR2' USR2; trap 'echo got-INT' INT\r",
+        );
+        await expectOutput(p, /\$ $/);
+        // (An interactive bash runs such a trap once readline returns, at a
+        // terminal too: a key after the signal. SIGHUP and SIGTERM end
+        // readline's wait as an end of input would: not tried here.)
+        for (const sig of ["SIGUSR1", "SIGUSR2", "SIGINT"]) {
+          await p.signal(sig);
+          await p.write("\r");
+          await expectOutput(p, `got-${sig.slice(3)}`);
+        }
+        equal(p.running, true);
+        await p.write("exit 7\r");
+        equal((await p.wait()).exitCode, 7);
+      } finally {
+        setHostEnv("BASHBOX_PTY_HELPER", undefined);
+      }
+    },
+    { skip: noTty || kind.skip },
+  );
+}
