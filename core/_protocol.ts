@@ -311,16 +311,34 @@ $__bbc
   const refuseTraced =
     `{ __bbN 2>&${TRACE_SAVE_FD} ${TRACE_SAVE_FD}>&-;} ${TRACE_SAVE_FD}>&2 2>&-`;
   // An error that abandons the command line (a call past FUNCNEST) skips
-  // the undoing of the runner's redirections: fd ${SENTINEL_OUT_FD} stays
-  // closed. Where stdout is still a pipe or socket (the session's, unless the
-  // abandoned command redirected it), the frame takes it back from there;
-  // otherwise the shell exits and the result says restarted.
+  // the undoing of the line's redirections, the runner's and the command's:
+  // fd ${SENTINEL_OUT_FD} (and ${SENTINEL_ERR_FD}) stay closed, and stdout or
+  // stderr may still lead where the abandoned command sent them (a file,
+  // /dev/null). The frame then finds the session's own pipes among the
+  // shell's descriptors (bash's leftover saved copies) by the inode it noted
+  // at start (/proc/$$/fdinfo, no fork), and puts ${SENTINEL_OUT_FD}, ${SENTINEL_ERR_FD},
+  // stdout and (after the frame's group, see frameAlias) stderr back: the
+  // next command writes where every command does. Where the inode cannot be
+  // read (no /proc, an old kernel) and stdout is still a pipe or socket, the
+  // frame takes ${SENTINEL_OUT_FD} back from there; otherwise the shell
+  // exits and the result says restarted. (\`command exec\`: the
+  // redirections of \`builtin exec\` are undone after it, as any simple
+  // command's.)
+  // (bash's leftover copies, close-on-exec, are closed on the way: each
+  // abandoned line leaves some, and they would creep into the framing's
+  // own descriptor numbers.)
+  const restore =
+    `builtin local __bbs1 __bbs2 __bbs3 __bbs4 __bbs5 __bbs6=;for __bbs1 in /proc/$$/fdinfo/*;do __bbs3= __bbs5=0;while builtin read -r __bbs2 __bbs4;do case $__bbs2 in ino:)__bbs3=$__bbs4;;flags:)__bbs5=$__bbs4;;esac;done <"$__bbs1";__bbs1=\${__bbs1##*/};[[ -n $__bbs3 && ( $__bbs3 == "$__bbIO" || $__bbs3 == "$__bbIE" ) ]]||builtin continue;if [[ $__bbs3 == "$__bbIO" && ! -e /proc/$$/fd/${SENTINEL_OUT_FD} ]];then command exec ${SENTINEL_OUT_FD}>&$__bbs1 1>&$__bbs1;__bbR=1;${
+      options.separate
+        ? `elif [[ $__bbs3 == "$__bbIE" && ! -e /proc/$$/fd/${SENTINEL_ERR_FD} ]];then command exec ${SENTINEL_ERR_FD}>&$__bbs1;`
+        : ""
+    }fi;(( __bbs1 > 2 && __bbs1 != ${SENTINEL_OUT_FD} && __bbs1 != ${SENTINEL_ERR_FD} && __bbs1 < 254 && 8#$__bbs5 & 8#2000000 ))&&__bbs6+=" $__bbs1";done 2>/dev/null;for __bbs1 in $__bbs6;do command exec {__bbs1}>&-;done 2>/dev/null`;
   // (Everything in one function: a call from it would fail past a user's
   // FUNCNEST, and the frame would not come. The common path runs five
   // builtins; what an interrupt (errexit turned off for the rest of the
   // command: __bbK) or xtrace needs is behind one test.)
   const frameEnd =
-    `__bbf(){ builtin read -r -N ${ID_LENGTH} -u ${SCRIPT_FD} __bbh||builtin exit 113;if [[ $- == *x* || -n $__bbK$__bbX ]];then builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi;fi;if [[ /proc/$$/fd/1 -ef /proc/$$/fd/${SENTINEL_OUT_FD} ]]||{ [[ ! -e /proc/$$/fd/${SENTINEL_OUT_FD} ]]&&[[ -p /proc/$$/fd/1 || -S /proc/$$/fd/1 ]]&&builtin exec ${SENTINEL_OUT_FD}>&1; };then ${
+    `__bbf(){ builtin read -r -N ${ID_LENGTH} -u ${SCRIPT_FD} __bbh||builtin exit 113;if [[ $- == *x* || -n $__bbK$__bbX ]];then builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi;fi;if [[ /proc/$$/fd/1 -ef /proc/$$/fd/${SENTINEL_OUT_FD} ]]||{ [[ ! -e /proc/$$/fd/${SENTINEL_OUT_FD} ]]&&{ builtin eval "$__bbRS";[[ -e /proc/$$/fd/${SENTINEL_OUT_FD} ]]||{ [[ -p /proc/$$/fd/1 || -S /proc/$$/fd/1 ]]&&command exec ${SENTINEL_OUT_FD}>&1; }; }; };then ${
       print("", "")
     };elif [[ -p /proc/$$/fd/1 ]];then ${
       print("!", ` >&${SENTINEL_OUT_FD}`)
@@ -358,9 +376,13 @@ $__bbc
     [LINE.takeOther, "__bbk"],
     [LINE.takeOtherWord, "__bbK"],
   ];
+  // (After an abandoned line (see restore) stderr is put back here, out of
+  // the group that closes it for the frame.)
   const frameAlias: [string, string] = [
     LINE.frame,
-    '{ __bbf "${__bbe:-$?}";} 2>&-',
+    `{ __bbf "\${__bbe:-$?}";} 2>&-;[[ -z $__bbR ]]||{ command exec 2>&${
+      options.separate ? SENTINEL_ERR_FD : SENTINEL_OUT_FD
+    };__bbR=; }`,
   ];
   return [
     "exec 2>&3 3>&- 0</dev/null",
@@ -381,6 +403,13 @@ $__bbc
     `exec ${SENTINEL_OUT_FD}>&1 ${
       options.separate ? `${SENTINEL_ERR_FD}>&2` : "2>&1"
     }`,
+    // The inodes of the session's pipes, for the frame's repair after an
+    // abandoned line (see restore); empty where /proc cannot tell.
+    `__bbIO= __bbIE= __bbR=;{ while builtin read -r __bbF __bbL;do [[ $__bbF != ino: ]]||__bbIO=$__bbL;done </proc/$$/fdinfo/${SENTINEL_OUT_FD};${
+      options.separate
+        ? `while builtin read -r __bbF __bbL;do [[ $__bbF != ino: ]]||__bbIE=$__bbL;done </proc/$$/fdinfo/${SENTINEL_ERR_FD};`
+        : ""
+    } } 2>/dev/null;unset __bbF __bbL`,
     // An interrupt stops the rest of the command line, as Ctrl-C does at a
     // prompt: the INT handler makes a DEBUG trap (with extdebug) skip every
     // command but bashbox's own (a framing name other than the runner and
@@ -415,6 +444,7 @@ $__bbc
       shellQuote(`\n${nest.close}`)
     } __bbS=$'\\n{ __bbe=$?;} 2>&-'`,
     "BASH_ARGV0=bash __bbB=$BASH __bbY= __bbh= __bbq=0 __bbK= __bbc= __bbI= __bbG= __bbJ= __bbM= __bbe= __bbA= __bbV= __bbW= __bbX= __bbO=__bbN",
+    `__bbRS=${shellQuote(restore)}`,
     `__bbU=${shellQuote(evalPlain)} __bbv=${shellQuote(evalPlain)} __bbu=${
       shellQuote(evalTraced)
     } __bbo=${shellQuote(refuseTraced)}`,

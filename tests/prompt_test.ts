@@ -728,6 +728,53 @@ test("BashSession.run(): a call past FUNCNEST abandons the command line, not the
   }
 });
 
+test("BashSession.run(): a call past FUNCNEST abandons the line with its redirections, never the shell (both stderr modes)", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "bashbox-funcnest-"));
+  try {
+    // Where the abandoned call's output was sent: the session's streams, a
+    // file, /dev/null, the other stream; bash leaves such redirections in
+    // place when it abandons a line, the session puts its own back.
+    const tails = [
+      "f0",
+      `f0 > ${dir}/out`,
+      "f0 2>/dev/null",
+      `{ f0; } > ${dir}/out 2>&1`,
+      "f0 >&2",
+      `f0 2> ${dir}/err >/dev/null`,
+      "echo x | f0",
+    ];
+    for (const stderr of ["merge", "separate"] as const) {
+      await using s = new BashSession({ cwd: dir, stderr });
+      await s.run("keep=yes; f0(){ f1; }; f1(){ f2; }; f2(){ :; }");
+      for (const [i, tail] of tails.entries()) {
+        for (const limit of [1, 2]) {
+          const what = `${stderr}: ${tail}, FUNCNEST=${limit}`;
+          const r = await s.run(`FUNCNEST=${limit}; ${tail}; echo after`);
+          equal(r.restarted, false, what);
+          if (!tail.includes("|")) {
+            equal(r.exitCode, 1, what);
+            ok(!r.output.text.includes("after"), what);
+          }
+          await s.run("unset FUNCNEST");
+          // The next command writes where every command does.
+          const next = await s.run(
+            `echo "out ${i}"; echo "err ${i}" >&2; echo $keep`,
+          );
+          equal(next.restarted, false, what);
+          if (stderr === "merge") {
+            equal(next.output.text, `out ${i}\nerr ${i}\nyes\n`, what);
+          } else {
+            equal(next.output.text, `out ${i}\nyes\n`, what);
+            equal(next.stderr?.text, `err ${i}\n`, what);
+          }
+        }
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("BashSession({ login: true }): the profile runs in the session's directory, and may change it", async () => {
   const home = mkdtempSync(join(tmpdir(), "bashbox-login-"));
   try {
