@@ -25,6 +25,7 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import process from "node:process";
 import { loadPolicy, UsageError } from "./_policy.ts";
 import {
   type ContainMode,
@@ -38,12 +39,24 @@ import {
   type MessagesClient,
   runAgent,
 } from "../anthropic/mod.ts";
-import { jsonlAudit } from "../egress/audit.ts";
+import { type AuditSink, jsonlAudit } from "../egress/audit.ts";
 import { EditorTool } from "../tools/editor.ts";
-import { describeRestored, describeStatus } from "../egress/format.ts";
+import {
+  describeRestored,
+  describeStatus,
+  type ToolResultBlock,
+} from "../egress/format.ts";
 import { Policy } from "../policy/mod.ts";
 import { redactor } from "../egress/redact.ts";
-import { Egress } from "../egress/egress.ts";
+import { Egress, messageOf } from "../egress/egress.ts";
+import { ToolPipeline } from "../tools/pipeline.ts";
+import { type Hosted, hostOnTerminal } from "./_host_terminal.ts";
+import { ScreenGuard } from "./_screen_guard.ts";
+import {
+  type TerminalProgram,
+  terminalProgram,
+  terminalRefusal,
+} from "./_terminal_programs.ts";
 import {
   exitHost,
   hostArgs,
@@ -96,6 +109,13 @@ export interface CliTerminal {
   setRaw(on: boolean): void;
   /** The next bytes typed, or null at the end of input. */
   read(): Promise<Uint8Array | null>;
+  /**
+   * The terminal's size, for a full-screen program `repl` hosts (80 × 24
+   * when absent or null).
+   */
+  size?(): { cols: number; rows: number } | null;
+  /** Calls `listener` at each resize; returns the function that stops it. */
+  onResize?(listener: () => void): () => void;
 }
 
 /** Where the CLI writes and what it reads. */
@@ -140,7 +160,9 @@ Usage:
   ${name} repl [options]
       one persistent bash showing what the model would see; on a terminal:
       line editing and history, Ctrl-C stops the running command,
-      Ctrl-D or "exit" at the prompt leaves
+      Ctrl-D or "exit" at the prompt leaves; a full-screen or interactive
+      program (vim, less, top, tmux, ssh host, python3, ...) runs on your
+      terminal until it exits (piped input: such a line is refused)
   ${name} agent [options] <task...>
       run a model on the task (needs ANTHROPIC_API_KEY) with the bash and
       text editor tools, both through one shell; policy readonly unless
@@ -519,14 +541,15 @@ function makeEditor(
 function makeTool(
   options: CommonOptions,
   onAsk?: (command: string, reason: string) => Promise<boolean>,
-  session?: BashSession,
+  on: { session?: BashSession; audit?: AuditSink } = {},
 ): BashTool {
+  const session = on.session;
   return new BashTool({
     ...(session ? { session } : {
       sessionOptions: { cwd: options.cwd, timeoutMs: options.timeoutMs },
     }),
     timeoutMs: options.timeoutMs,
-    audit: options.audit ? jsonlAudit(options.audit) : undefined,
+    audit: on.audit ?? (options.audit ? jsonlAudit(options.audit) : undefined),
     policy: options.policy,
     contain: options.contain,
     onAsk,
@@ -676,33 +699,123 @@ async function repl(options: CommonOptions, io: CliIo): Promise<number> {
       timeoutMs: options.timeoutMs,
     }, options.contain).options,
   );
+  // One audit sink for the shell's commands and the lines hosted on the
+  // terminal.
+  const audit = options.audit ? jsonlAudit(options.audit) : undefined;
   try {
     const keys = io.terminal ? new Keys(io.terminal) : undefined;
-    const tool = makeTool(options, askOn(io, keys), session);
+    const onAsk = askOn(io, keys);
+    const tool = makeTool(options, onAsk, { session, audit });
     sayContainment(io, tool, options.env);
+    // Lines that need the terminal go through the same policy, approval,
+    // audit and egress as the tool's commands, but not to the shell.
+    const pipeline = new ToolPipeline({
+      policy: options.policy,
+      onAsk,
+      audit,
+      egress: new Egress(redactor(options.env)),
+      sessionId: tool.sessionId,
+    });
     try {
-      return await replLoop(io, { options, session, tool, keys });
+      return await replLoop(io, { options, session, tool, keys, pipeline });
     } finally {
       await tool.close();
     }
   } finally {
     await session.close();
+    audit?.close();
   }
+}
+
+/**
+ * A line that needs the terminal (see `_terminal_programs.ts`), judged by the
+ * policy first: with `host`, run by it on the person's terminal; without,
+ * refused with why and what to do. The block is what the model would get (a
+ * refusal, or the status); `hosted` is null when it did not run.
+ */
+async function terminalLine(
+  line: string,
+  found: TerminalProgram,
+  on: {
+    id: string;
+    pipeline: ToolPipeline;
+    tool: BashTool;
+    name: string;
+    host?: () => Promise<Hosted>;
+  },
+): Promise<
+  { block: ToolResultBlock; hosted: Hosted | null; ran: boolean }
+> {
+  let hosted: Hosted | null = null;
+  let ran = false;
+  const containment = on.tool.containment;
+  const block = await on.pipeline.call({
+    id: on.id,
+    command: line,
+    judged: line,
+    contained: containment?.contained === true,
+    fields: containment === null ? {} : { contained: containment.contained },
+    refusal: (reason) => `Error: The command was refused by policy: ${reason}`,
+    failure: (error) =>
+      `Error: ${found.program} could not be started on the terminal: ${
+        messageOf(error)
+      }${
+        containment?.contained
+          ? ` (--contain off runs the shell, and such programs, on this host)`
+          : ""
+      }`,
+    execute: async () => {
+      ran = true;
+      if (!on.host) {
+        return {
+          content: `Error: ${terminalRefusal(found, on.name)}`,
+          isError: true,
+        };
+      }
+      if (containment?.contained) {
+        // (The policy judged the line as contained: on this host's terminal
+        // it would run outside the sandbox.)
+        throw new Error(
+          "a contained shell's programs cannot have this host's terminal: they would run outside the sandbox",
+        );
+      }
+      hosted = await on.host();
+      const status = describeStatus({
+        exitCode: hosted.exitCode,
+        signal: hosted.signal,
+        timedOut: false,
+        aborted: false,
+      });
+      return {
+        content:
+          `${status}\n(${found.program} ran on the person's terminal: its screen is not kept)\n`,
+        isError: hosted.exitCode !== 0,
+        ending: {
+          exitCode: hosted.exitCode,
+          timedOut: false,
+          restarted: false,
+        },
+      };
+    },
+  });
+  return { block, hosted, ran };
 }
 
 /** The REPL's loop, over a session and the tool that runs its commands. */
 async function replLoop(
   io: CliIo,
-  { options, session, tool, keys }: {
+  { options, session, tool, keys, pipeline }: {
     options: CommonOptions;
     session: ReplSession;
     tool: BashTool;
     keys: Keys | undefined;
+    pipeline: ToolPipeline;
   },
 ): Promise<number> {
   let id = 0;
   const handle = (command: string) =>
     tool.handle({ id: `toolu_repl_${++id}`, name: "bash", input: { command } });
+  const name = io.name ?? "bashbox";
 
   if (!io.terminal) {
     io.err(
@@ -712,7 +825,15 @@ async function replLoop(
       if (line.trim() === "") continue;
       const leave = LEAVE.exec(line);
       if (leave) return Number(leave[1] ?? 0);
-      const block = await handle(line);
+      const found = terminalProgram(line);
+      const block = found
+        ? (await terminalLine(line, found, {
+          id: `toolu_repl_${++id}`,
+          pipeline,
+          tool,
+          name,
+        })).block
+        : await handle(line);
       io.out(String(block.content).replace(/\n?$/, "\n"));
     }
     return 0;
@@ -746,13 +867,57 @@ async function replLoop(
       const leave = LEAVE.exec(line);
       if (leave) return Number(leave[1] ?? 0);
 
+      const found = terminalProgram(line);
+      if (found) {
+        // The program gets the terminal: keys, screen and size are its own
+        // until it exits; the shell is not touched.
+        const terminal = io.terminal!;
+        const { block, hosted, ran } = await terminalLine(line, found, {
+          id: `toolu_repl_${++id}`,
+          pipeline,
+          tool,
+          name,
+          host: () =>
+            hostOnTerminal(session, line, {
+              terminal: {
+                take: (stop) => input.take(stop),
+                putBack: (bytes) => input.putBack(bytes),
+                write: io.out,
+                size: () => terminal.size?.() ?? null,
+                onResize: (listener) =>
+                  terminal.onResize?.(listener) ?? (() => {}),
+              },
+              env: options.env,
+            }),
+        });
+        if (hosted === null) {
+          out(paint(io.color, "31", String(block.content)) + "\n");
+          status = ran ? "error" : "refused";
+          continue;
+        }
+        const h: Hosted = hosted;
+        if (!h.atLineStart) io.out("\r\n");
+        out(
+          paint(
+            io.color,
+            block.is_error ? "31" : "2",
+            describeStatus({ ...h, timedOut: false, aborted: false }),
+          ) + "\n",
+        );
+        status = h.exitCode === null ? (h.signal ?? "killed") : `${h.exitCode}`;
+        continue;
+      }
+
       const controller = new AbortController();
       const decoder = new TextDecoder();
+      // Output streams as it comes, in colour, but nothing in it takes the
+      // screen (see ScreenGuard).
+      const guard = new ScreenGuard();
       let streamed = false;
       let endsWithNewline = true;
       session.controller = controller;
       session.onOutput = (chunk) => {
-        const text = decoder.decode(chunk, { stream: true });
+        const text = guard.push(decoder.decode(chunk, { stream: true }));
         if (text === "") return;
         streamed = true;
         endsWithNewline = text.endsWith("\n");
@@ -781,6 +946,14 @@ async function replLoop(
       const block = await pending;
       session.controller = null;
       session.onOutput = null;
+      // The rest of the output, and the colours it left on reset.
+      const rest = guard.push(decoder.decode());
+      if (rest !== "") {
+        streamed = true;
+        endsWithNewline = rest.endsWith("\n");
+        out(rest);
+      }
+      out(guard.flush());
       if (streamed && !endsWithNewline) out("\n");
       const r = session.last as SessionResult | null;
       if (r === null) {
@@ -866,6 +1039,29 @@ class Keys {
   async next(): Promise<number | null> {
     while (this.#bytes.length === 0 && !this.#ended) await this.#read();
     return this.#bytes.length > 0 ? this.#bytes.shift()! : null;
+  }
+
+  /**
+   * Every byte waiting, or the next ones typed; null at the end of input;
+   * "stopped" once `stop` settles first (then nothing is taken: a read in
+   * flight still lands in the buffer, for the next reader).
+   */
+  async take(stop: Promise<unknown>): Promise<Uint8Array | null | "stopped"> {
+    let stopped = false;
+    const settled = stop.then(() => stopped = true, () => stopped = true);
+    while (this.#bytes.length === 0 && !this.#ended) {
+      await Promise.race([this.#read(), settled]);
+      if (stopped) return "stopped";
+    }
+    if (this.#bytes.length === 0) return null;
+    const bytes = Uint8Array.from(this.#bytes);
+    this.#bytes = [];
+    return bytes;
+  }
+
+  /** Puts bytes taken back at the front of the buffer. */
+  putBack(bytes: Uint8Array): void {
+    this.#bytes.unshift(...bytes);
   }
 
   /** Takes a Ctrl-C (and what was typed before it) off the buffer. */
@@ -980,6 +1176,16 @@ async function readLine(
     }
     render();
   }
+}
+
+/** The size of the terminal on stdout, or null where it is none. */
+function terminalSize(): { cols: number; rows: number } | null {
+  const cols = process.stdout.columns;
+  const rows = process.stdout.rows;
+  return Number.isInteger(cols) && cols > 0 && Number.isInteger(rows) &&
+      rows > 0
+    ? { cols, rows }
+    : null;
 }
 
 /**
@@ -1294,7 +1500,19 @@ export async function runFromHost(): Promise<void> {
   // The same environment on every runtime: redaction hides the values of
   // secret-looking variables, so it needs all of them.
   const env = hostEnvObject();
-  const terminal = stdinTerminal();
+  const keys = stdinTerminal();
+  const terminal: CliTerminal | undefined = keys && {
+    ...keys,
+    size: terminalSize,
+    onResize: (listener) => {
+      try {
+        process.on("SIGWINCH", listener);
+      } catch {
+        return () => {}; // no such signal here (Windows): the size stays
+      }
+      return () => void process.off("SIGWINCH", listener);
+    },
+  };
   const code = await main(hostArgs(), {
     out: (text) => writeHost(1, text),
     err: (text) => writeHost(2, text),

@@ -10,6 +10,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CliTerminal, main, VERSION } from "../cli/main.ts";
+import { terminalProgram } from "../cli/_terminal_programs.ts";
+import { ScreenGuard } from "../cli/_screen_guard.ts";
 import { type ScriptedTurn, startFakeApi } from "../anthropic/fake_api.ts";
 import { exec, sandboxUnavailable } from "../mod.ts";
 import { execPath, runtime, test } from "./_harness.ts";
@@ -728,5 +730,392 @@ test(
   {
     timeoutMs: 60_000,
     skip: !haveScript && "util-linux script (to get a PTY) is not installed",
+  },
+);
+
+/** Runs `bash -c script` and says whether it exited 0. */
+async function has(script: string): Promise<boolean> {
+  return (await exec(["bash", "-c", script])).exitCode === 0;
+}
+
+// A program that needs the terminal, in many spellings: each is refused with
+// piped input, and nothing of its line runs.
+const TERMINAL_LINES: [string, string][] = [];
+{
+  const programs: [string, string][] = [
+    ["vim", "notes.txt"],
+    ["vi", ""],
+    ["nvim", "-O a b"],
+    ["nano", "f"],
+    ["emacs", "-nw f"],
+    ["less", "+G log.txt"],
+    ["more", "log.txt"],
+    ["man", "ls"],
+    ["top", "-d 1"],
+    ["htop", ""],
+    ["watch", "-n 1 date"],
+    ["tmux", ""],
+    ["tmux", "attach -t work"],
+    ["screen", "-S work"],
+    ["ssh", "-p 2222 user@example.invalid"],
+    ["python3", ""],
+    ["python3", "-i script.py"],
+    ["node", ""],
+    ["irb", ""],
+    ["psql", "-U me mydb"],
+    ["mysql", "-u root"],
+    ["sqlite3", "data.db"],
+  ];
+  const spellings = [
+    (p: string, a: string) => `${p} ${a}`,
+    (p: string, a: string) => `FOO=1 ${p} ${a}`,
+    (p: string, a: string) => `command ${p} ${a}`,
+    (p: string, a: string) => `env TERM=xterm ${p} ${a}`,
+    (p: string, a: string) => `/usr/bin/${p} ${a}`,
+    (p: string, a: string) => `'${p}' ${a}`,
+    (p: string, a: string) => `\\${p} ${a}`,
+    (p: string, a: string) => `nice -n 5 ${p} ${a}`,
+    (p: string, a: string) => `time ${p} ${a}`,
+    (p: string, a: string) => `cd . && ${p} ${a}`,
+    (p: string, a: string) => `{ ${p} ${a}; }`,
+    (p: string, a: string) => `(${p} ${a})`,
+    (p: string, a: string) => `if true; then ${p} ${a}; fi`,
+    (p: string, a: string) => `for i in 1; do ${p} ${a}; done`,
+    (p: string, a: string) => `timeout 60 ${p} ${a}`,
+  ];
+  let n = 0;
+  for (const [program, args] of programs) {
+    for (const spell of spellings) {
+      // Every spelling of a few programs, one of the others (in turn).
+      if (
+        !["vim", "less", "top", "python3"].includes(program) &&
+        spellings.indexOf(spell) !== n % spellings.length
+      ) continue;
+      TERMINAL_LINES.push([program, spell(program, args).trim()]);
+    }
+    n++;
+  }
+  TERMINAL_LINES.push(["less", "git log | less"]);
+  TERMINAL_LINES.push(["less", "less < log.txt"]);
+  TERMINAL_LINES.push(["vim", "echo x | vim -"]);
+  TERMINAL_LINES.push(["sudoedit", "sudo -e /etc/hosts"]);
+}
+
+test("terminalProgram() finds the program that needs the terminal in every spelling, and not in lines that do not", () => {
+  for (const [program, line] of TERMINAL_LINES) {
+    equal(terminalProgram(line)?.program, program, line);
+  }
+  for (
+    const line of [
+      "echo vim",
+      "vim --version",
+      "vim -es -c q file",
+      "less f | grep x",
+      "man ls > ls.txt",
+      "man ls | head",
+      "top -bn1",
+      "top -b -n 1 | head",
+      "python3 -c 'print(1)'",
+      "python3 script.py",
+      "echo 'print(1)' | python3",
+      "python3 < script.py",
+      "node -e 1",
+      "psql -c 'select 1'",
+      "ssh host uptime",
+      "ssh -N -L 8080:localhost:80 host",
+      "tmux ls",
+      "tmux new -d -s x",
+      "screen -ls",
+      "vim &",
+      "f() { vim; }",
+      "command -v vim",
+      "$EDITOR notes.txt",
+      "git log",
+      "cat file",
+      "echo 'vim'",
+      "grep -r less .",
+      "if [ -x /usr/bin/vim ]; then echo yes; fi",
+    ]
+  ) {
+    equal(terminalProgram(line), null, line);
+  }
+});
+
+test("main() repl with piped input refuses a line that needs a terminal, says why and what to do, and runs none of it", async () => {
+  const dir = scratch();
+  try {
+    const audit = join(dir, "audit.jsonl");
+    const lines = TERMINAL_LINES.map(([, line], i) =>
+      `touch ${dir}/ran-${i} && ${line}`
+    );
+    const r = await cli(["repl", "--cwd", dir, "--audit", audit], {
+      lines: [...lines, "echo still here"],
+    });
+    equal(r.code, 0, r.err);
+    const answers = r.out.split(/\n(?=Error: |Exit code )/);
+    equal(answers.length, lines.length + 1, r.out);
+    TERMINAL_LINES.forEach(([program], i) => {
+      const text = answers[i];
+      match(text, new RegExp(`^Error: ${program} `), text);
+      match(text, /so the line was not run/, text);
+      match(text, /bashbox (repl|run)`/, text);
+      ok(!existsSync(join(dir, `ran-${i}`)), `${lines[i]} ran`);
+    });
+    match(answers.at(-1)!, /^Exit code 0\nstill here\n$/);
+    match(r.out, /full-screen program: it needs a terminal/);
+    match(r.out, /process_start with "tty": true/);
+    match(r.out, /pages its text on a terminal/);
+    match(r.out, /reads its commands from a terminal when it gets no script/);
+    // Each line was judged and audited like any other.
+    const records = readFileSync(audit, "utf8").trim().split("\n").map((l) =>
+      JSON.parse(l)
+    );
+    equal(
+      records.filter((x) => x.event === "end" && x.isError).length,
+      lines.length,
+    );
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
+
+test("main() repl judges a line that needs a terminal by the policy first", async () => {
+  const dir = scratch();
+  try {
+    const policy = join(dir, "policy.json");
+    writeFileSync(
+      policy,
+      JSON.stringify({ allow: ["less", "echo"], deny: ["vim"] }),
+    );
+    const r = await cli(
+      ["repl", "--policy", policy, "--contain", "off", "--cwd", dir],
+      { lines: ["FOO=1 vim notes.txt", "less notes.txt", "top"] },
+    );
+    equal(r.code, 0, r.err);
+    const [vim, less, top] = r.out.trimEnd().split("\n");
+    match(vim, /^Error: The command was refused by policy: .*vim/);
+    match(less, /^Error: less pages its text on a terminal/);
+    // Not allowed, and no one to ask (piped input): refused.
+    match(top, /^Error: The command was refused by policy: /);
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
+
+test("main() repl on a terminal keeps the colours of a command's output but nothing that takes the screen", async () => {
+  let out = "";
+  const code = await main(["repl"], {
+    out: (t) => out += t,
+    err: () => {},
+    env: {},
+    terminal: fakeTerminal([
+      {
+        data:
+          "printf '\\033[?1049h\\033[2J\\033[H\\033]0;title\\007\\033(0\\033[31mred\\033[1A up\\033[?25l\\033c\\n'\r",
+      },
+      { data: "exit\r", delayMs: 1500 },
+    ]),
+  });
+  equal(code, 0);
+  // What the command printed: after the line as typed.
+  const typed = out.lastIndexOf("\\033c\\n'");
+  ok(typed > 0, JSON.stringify(out));
+  out = out.slice(out.indexOf("\r\n", typed) + 2);
+  ok(out.includes("\x1b[31mred up\r\n"), JSON.stringify(out));
+  for (
+    const taken of [
+      "\x1b[?1049h",
+      "\x1b[2J",
+      "\x1b[H",
+      "]0;title",
+      "\x1b(0",
+      "\x1b[1A",
+      "\x1b[?25l",
+      "\x1bc",
+    ]
+  ) {
+    ok(!out.includes(taken), `${JSON.stringify(taken)} reached the terminal`);
+  }
+  // The colour it left on is reset before the status and the prompt.
+  ok(out.includes("red up\r\n\x1b[0mExit code 0"), JSON.stringify(out));
+});
+
+test("ScreenGuard.push() keeps text, colours and line edits whatever the chunking, and drops the rest", () => {
+  const input = "a\x1b[1;32mgreen\x1b[0m 10%\r\x1b[K20%\b\t\x1b[3D\x1b[5G|" +
+    "\x1b[2J\x1b[10;5H\x1b[?1049h\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\" +
+    "\x1bP1$r\x1b\\\x9b31mc1\x07\x0e\x1b(B\x1b7\x1b8end\n";
+  const want =
+    "a\x1b[1;32mgreen\x1b[0m 10%\r\x1b[K20%\b\t\x1b[3D\x1b[5G|link\x1b[31mc1\\x07\\x0eend\n";
+  for (let size = 1; size <= input.length; size++) {
+    const guard = new ScreenGuard();
+    let got = "";
+    for (let i = 0; i < input.length; i += size) {
+      got += guard.push(input.slice(i, i + size));
+    }
+    equal(got, want, `chunks of ${size}`);
+    equal(guard.flush(), "\x1b[0m", "the colour left on is reset");
+  }
+});
+
+const haveVi = await has("command -v vi");
+const haveLess = await has("command -v less");
+const havePython = await has("python3 -c 'import pty'");
+
+test(
+  "main() repl on a terminal hosts a REPL: the terminal's size and resizes, keys and Ctrl-C go to it, and the shell keeps its state",
+  async () => {
+    let size = { cols: 101, rows: 31 };
+    const listeners: (() => void)[] = [];
+    let out = "";
+    const seen = (text: string) => out.includes(text);
+    const until = async (text: string) => {
+      for (let i = 0; i < 200 && !seen(text); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    const queue: string[] = [];
+    let wake: (() => void) | null = null;
+    const type = (text: string) => {
+      queue.push(text);
+      wake?.();
+    };
+    const terminal: CliTerminal & { raw: boolean[] } = {
+      raw: [],
+      setRaw(on) {
+        this.raw.push(on);
+      },
+      read: async () => {
+        while (queue.length === 0) {
+          await new Promise<void>((r) => wake = r);
+        }
+        const text = queue.shift()!;
+        return text === "\0end" ? null : new TextEncoder().encode(text);
+      },
+      size: () => size,
+      onResize: (listener) => {
+        listeners.push(listener);
+        return () => listeners.splice(listeners.indexOf(listener), 1);
+      },
+    };
+    const done = main(["repl", "--cwd", "/tmp"], {
+      out: (t) => out += t,
+      err: () => {},
+      env: { TERM: "xterm-256color" },
+      terminal,
+    });
+    await until("$ ");
+    type("export V=kept\r");
+    await until("[0] $ ");
+    type("python3 -q\r");
+    await until(">>> ");
+    type("import os, signal; print(os.get_terminal_size())\r");
+    await until("columns=101, lines=31");
+    size = { cols: 120, rows: 40 };
+    listeners.forEach((l) => l());
+    await new Promise((r) => setTimeout(r, 500));
+    type("print(os.get_terminal_size(), os.environ.get('PAGER'))\r");
+    await until("columns=120, lines=40");
+    type("while True: pass\r\r");
+    await new Promise((r) => setTimeout(r, 500));
+    type("\x03");
+    await until("KeyboardInterrupt");
+    type("exit(3)\r");
+    await until("Exit code 3");
+    type("echo after $V\r");
+    await until("after kept");
+    type("\0end");
+    equal(await done, 0);
+    // deno-lint-ignore no-control-regex
+    const text = out.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
+    match(text, /columns=101, lines=31/);
+    match(text, /columns=120, lines=40\) None/, "the person's PAGER (none)");
+    match(text, /KeyboardInterrupt/);
+    match(text, /Exit code 3/);
+    match(text, /\[3\] \$ /, "the prompt shows the program's status");
+    match(text, /\r\nafter kept\r\n/, "the shell kept its state");
+    ok(!/restarted/.test(text), "the shell was not restarted");
+    equal(listeners.length, 0, "resizes are no longer followed");
+    equal(terminal.raw.join(","), "true,false", "raw mode restored");
+  },
+  {
+    timeoutMs: 60_000,
+    skip: !havePython && "python3 (with its pty module) is not installed",
+  },
+);
+
+test(
+  "cli.ts repl on a real terminal hosts vi and less: keys reach them, Ctrl-C does not restart the shell, the prompt and the shell's state come back",
+  async () => {
+    const dir = scratch();
+    try {
+      const run = runtime === "deno"
+        ? "deno run --allow-run=bash --allow-read --allow-write --allow-env cli/main.ts"
+        : `"${execPath()}" cli/main.ts`;
+      writeFileSync(
+        join(dir, "long.txt"),
+        Array.from({ length: 300 }, (_, i) => `line ${i + 1}`).join("\n"),
+      );
+      const keys = [
+        "sleep 2; printf 'export V=kept\\r'",
+        ...(haveVi
+          ? [
+            "sleep 1; printf 'vi notes.txt\\r'",
+            "sleep 2; printf '\\003'", // Ctrl-C: to vi, not the shell
+            "sleep 0.5; printf 'ihello from vi\\033'",
+            "sleep 0.5; printf ':wq\\r'",
+          ]
+          : []),
+        ...(haveLess
+          ? [
+            "sleep 2; printf 'less long.txt\\r'",
+            "sleep 2; printf 'G'",
+            "sleep 1; printf '\\003'",
+            "sleep 0.5; printf 'q'",
+          ]
+          : []),
+        "sleep 2; printf 'echo after $V; cat notes.txt\\r'",
+        "sleep 1.5; printf '\\004'; sleep 0.5",
+      ].join("; ");
+      const r = await exec([
+        "bash",
+        "-c",
+        `cd "$ROOT" && (${keys}) | script -qfec "${run} repl --cwd '$DIR'" /dev/null`,
+      ], {
+        env: {
+          ROOT: new URL("..", import.meta.url).pathname,
+          DIR: dir,
+          NO_COLOR: "1",
+        },
+        timeoutMs: 45_000,
+      });
+      equal(r.exitCode, 0, r.stdout.text + r.stderr.text);
+      const text = r.stdout.text.replaceAll("\r", "");
+      if (haveVi) {
+        ok(
+          text.includes("\x1b[?1049h"),
+          "vi drew on the terminal's own screen",
+        );
+        equal(readFileSync(join(dir, "notes.txt"), "utf8"), "hello from vi\n");
+      }
+      if (haveLess) {
+        match(text, /line 300/, "less paged to the end");
+      }
+      equal(
+        text.match(/Exit code 0\n/g)?.length,
+        1 + (haveVi ? 1 : 0) + (haveLess ? 1 : 0) + 1,
+        text,
+      );
+      match(text, /\nafter kept\n/, "the shell kept its state");
+      ok(!/restarted|ABORTED/.test(text), "Ctrl-C did not stop the shell");
+      ok(!text.includes("[130]"), "no line was interrupted");
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  },
+  {
+    timeoutMs: 60_000,
+    skip:
+      (!haveScript && "util-linux script (to get a PTY) is not installed") ||
+      (!haveVi && !haveLess && "neither vi nor less is installed"),
   },
 );
