@@ -393,7 +393,7 @@ $__bbc
     ...options.remoteSetup,
     ...(options.transport
       ? [
-        `printf 'BASHBOX_PGID=%s\\n' "$(cut -d' ' -f5,6 /proc/$$/stat 2>/dev/null || ps -o pgid=,sid= -p $$)"`,
+        `printf 'BASHBOX_PGID=%s\\n' "$(cut -d' ' -f5,6 /proc/$$/stat 2>/dev/null || { set -- $(ps -o pgid= -o sid= -p $$ 2>/dev/null); case $2 in ''|0|*[!0-9]*) set -- "$1" "$1" ;; esac; echo "$1 $2"; })"`,
       ]
       : []),
     ...(options.limits ? [options.limits.trimEnd()] : []),
