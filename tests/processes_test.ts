@@ -1008,3 +1008,22 @@ for (const kind of terminalKinds) {
     { skip: noTty || kind.skip },
   );
 }
+
+test("PROCESS_TOOLS tells the model what stops a job started with & in bash, and that is what happens", async () => {
+  // The model-facing words (process_start's description) ...
+  const start = PROCESS_TOOLS.find((t) => t.name === "process_start")!;
+  match(start.description, /ignores SIGINT/);
+  match(start.description, /stop it with `kill`/);
+  // ... say what a session does: without job control a background job
+  // ignores SIGINT, and SIGTERM stops it.
+  await using s = new BashSession();
+  for (const program of ["sleep", "bash -c 'sleep $0'"]) {
+    const mark = marker();
+    await s.run(`${program} ${mark} &`);
+    ok((await started(mark)).length >= 1, program);
+    await s.run("kill -INT $!; sleep 0.2");
+    ok((await alive(mark)).length >= 1, `${program}: SIGINT left it running`);
+    await s.run("kill $!; wait $! 2>/dev/null; true");
+    equal((await gone(mark)).length, 0, `${program}: SIGTERM stopped it`);
+  }
+});
