@@ -11,6 +11,7 @@
 import {
   type GroupProcess,
   type GroupSignal,
+  GUARD_SWEEP,
   MARK_SWEEP,
   pump,
   signalGroup,
@@ -19,7 +20,7 @@ import {
   SWEEP_SCRIPT,
   within,
 } from "../runtime/_runtime.ts";
-import { GUARD_SWEEP, guardToken } from "../runtime/_guardian.ts";
+import { guardToken } from "../runtime/_guardian.ts";
 import { bwrapArgv, type Sandbox, sandboxLauncher } from "./sandbox.ts";
 
 /** A byte pipe to a remote bash. */

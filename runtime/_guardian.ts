@@ -10,68 +10,41 @@
  * the listed groups, every process of their sessions, every process with
  * the mark, and every process of the sessions those are in.
  *
+ * The sweep itself ({@linkcode guardSweep}, in `_sweep.ts`) reads `/proc`
+ * where it can and lists with `ps` elsewhere (macOS), as the session sweeps
+ * do; the host's `BASHBOX_NO_PROC=1` forces `ps` on Linux.
+ *
  * Pure: scripts and a small state machine; the runtime layer spawns it.
  * Internal module: only `_runtime.ts` and `core/_launch.ts` import it.
  *
  * @module
  */
 
+import { guardSweep } from "./_sweep.ts";
+
 /** The variable every process the host starts carries (value: the host's token). */
 export const GUARD_VARIABLE = "BASHBOX_GUARD";
 
 /**
- * Shell code that SIGKILLs every process whose environment holds the entry
- * `$t` (`NAME=token`), every process group listed in `$s` (ids between
- * spaces, `" 12 34 "`), and every process of those sessions and of the
- * sessions the marked processes are in; it repeats while it finds any
- * (children forked meanwhile), at most eight rounds. It skips itself and
- * zombies; its own session is never a target. It reads `/proc/<pid>/stat`
- * (fields after the command name: state, ppid, pgrp, session) and
- * `/proc/<pid>/environ`. POSIX sh and GNU grep, so any shell the host
- * signals with can run it. Shared by the host's guardian and the remote
- * side's control channel.
+ * The guardian's script (POSIX sh): `$1` is the host's token. It ignores the
+ * signals a terminal or a group kill sends (it runs in a session of its own
+ * anyway), keeps the list of live groups from the lines the host writes,
+ * and at EOF runs {@linkcode guardSweep} (`/proc` where it is readable,
+ * unless `noProc`; else `ps`).
  */
-export const GUARD_SWEEP =
-  `IFS= read -r l </proc/$$/stat; l=\${l##*) }; set -- $l; m=$4
-for r in 1 2 3 4 5 6 7 8; do
-  n=0
-  for f in $(grep -lzxF -- "$t" /proc/[0-9]*/environ 2>/dev/null); do
-    p=\${f#/proc/}; p=\${p%/environ}
-    [ "$p" = "$$" ] && continue
-    IFS= read -r l 2>/dev/null <"/proc/$p/stat" || continue
-    l=\${l##*) }; set -- $l
-    case $s in *" $4 "*) ;; *) [ "$4" -gt 1 ] && [ "$4" != "$m" ] && s="$s$4 " ;; esac
-    kill -s KILL "$p" 2>/dev/null && n=$((n+1))
-  done
-  for p in $s; do kill -s KILL -- "-$p" 2>/dev/null && n=$((n+1)); done
-  for d in /proc/[0-9]*; do
-    [ "\${d#/proc/}" = "$$" ] && continue
-    IFS= read -r l 2>/dev/null <"$d/stat" || continue
-    l=\${l##*) }; set -- $l
-    [ "$1" = Z ] && continue
-    case $s in *" $4 "*) kill -s KILL "\${d#/proc/}" 2>/dev/null && n=$((n+1)) ;; esac
-  done
-  [ $n -gt 0 ] || break
-done`;
-
-/**
- * The guardian's script (POSIX sh, GNU grep): `$1` is the host's token. It
- * ignores the signals a terminal or a group kill sends (it runs in a session
- * of its own anyway), keeps the list of live groups from the lines the host
- * writes, and at EOF runs {@linkcode GUARD_SWEEP}.
- */
-export const GUARDIAN_SCRIPT =
-  `trap '' INT TERM HUP QUIT PIPE TSTP TTIN TTOU USR1 USR2 ALRM
+export function guardianScript(noProc: boolean): string {
+  return `trap '' INT TERM HUP QUIT PIPE TSTP TTIN TTOU USR1 USR2 ALRM
 t=${GUARD_VARIABLE}=$1 s=" "
 while read -r op id; do
-  case $id in ''|0*|*[!0-9]*) continue ;; esac
+  case $id in ''|0*|1|*[!0-9]*) continue ;; esac
   case $op in
     +) s="$s$id " ;;
     -) k=" "; for x in $s; do [ "$x" = "$id" ] || k="$k$x "; done; s=$k ;;
   esac
 done
-${GUARD_SWEEP}
+${guardSweep(noProc)}
 exit 0`;
+}
 
 /** A running guardian, as the runtime layer started it. */
 export interface GuardianPipe {
@@ -103,6 +76,14 @@ export function guardToken(): string {
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** Options of {@linkcode Guardian}. */
+export interface GuardianOptions {
+  /** The host's PATH (its absolute entries go first in the guardian's). */
+  readonly path?: string;
+  /** Sweep with `ps`, never `/proc` (default false: `/proc` where readable). */
+  readonly noProc?: boolean;
+}
+
 /**
  * The host's side of the guardian: started on the first group, told of every
  * group after, restarted (with the whole list) should someone kill it.
@@ -113,6 +94,7 @@ export class Guardian {
   readonly #spawn: GuardianSpawner;
   readonly #groups: () => Iterable<number>;
   readonly #path: string | undefined;
+  readonly #script: string;
   #pipe: GuardianPipe | null = null;
   /** Programs that could not be started as a guardian. */
   readonly #failed = new Set<string>();
@@ -121,16 +103,17 @@ export class Guardian {
 
   /**
    * `spawn` starts the guardian's bash; `groups` lists the groups the host
-   * tracks (sent to a guardian as it starts); `path` is the host's PATH.
+   * tracks (sent to a guardian as it starts).
    */
   constructor(
     spawn: GuardianSpawner,
     groups: () => Iterable<number>,
-    path?: string,
+    options: GuardianOptions = {},
   ) {
     this.#spawn = spawn;
     this.#groups = groups;
-    this.#path = path;
+    this.#path = options.path;
+    this.#script = guardianScript(options.noProc ?? false);
   }
 
   /**
@@ -142,12 +125,15 @@ export class Guardian {
     if (this.#failed.has(shell)) return false;
     if (this.#starts >= MAX_STARTS) return false;
     // (An environment of its own: no BASH_ENV, nothing for bash to read
-    // first, no mark; the host's PATH, absolute entries only, for grep.)
+    // first, no mark; the host's PATH, absolute entries only, for grep, ps
+    // and awk. SHLVL: a bash whose stdin is a socket, as Node's and Bun's
+    // pipes are, and that has none reads ~/.bashrc as if sshd had started
+    // it: a user's pyenv init ran in every guardian.)
     const path = [...(this.#path ?? "").split(":"), ...DEFAULT_PATH]
       .filter((dir, i, all) => dir.startsWith("/") && all.indexOf(dir) === i);
     const pipe = this.#spawn(
-      [shell, "-c", GUARDIAN_SCRIPT, "bashbox-guardian", this.token],
-      { PATH: path.join(":"), LC_ALL: "C" },
+      [shell, "-c", this.#script, "bashbox-guardian", this.token],
+      { PATH: path.join(":"), LC_ALL: "C", SHLVL: "1" },
     );
     if (pipe === null) {
       this.#failed.add(shell);

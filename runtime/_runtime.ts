@@ -13,7 +13,7 @@
 import { appHandlesSignal, hostEnv } from "./host.ts";
 import { statSync } from "node:fs";
 import { GUARD_VARIABLE, Guardian } from "./_guardian.ts";
-import { markSweep, sessionSweep } from "./_sweep.ts";
+import { guardSweep, markSweep, sessionSweep } from "./_sweep.ts";
 import type {
   GroupProcess,
   GroupSignal,
@@ -158,7 +158,7 @@ function guardian(): Guardian | null {
     : new Guardian(
       (argv, env) => adapter?.spawnGuardian(argv, env) ?? null,
       () => live.keys(),
-      readHostEnv("PATH"),
+      { path: readHostEnv("PATH"), noProc: NO_PROC },
     );
   return theGuardian;
 }
@@ -310,6 +310,14 @@ export const SWEEP_SCRIPT: string = sessionSweep(NO_PROC);
  * any (children forked meanwhile). Shared by the local and remote sides.
  */
 export const MARK_SWEEP: string = markSweep(NO_PROC);
+
+/**
+ * POSIX sh that SIGKILLs every process whose environment holds the entry
+ * `$t`, the process groups listed in `$s` and the rest of their sessions
+ * (see `guardSweep` in `_sweep.ts`): the remote side's control channel runs
+ * it when its connection drops.
+ */
+export const GUARD_SWEEP: string = guardSweep(NO_PROC);
 
 /** Options of {@linkcode signalSession}. */
 export interface SessionSweepOptions {

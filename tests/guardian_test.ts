@@ -1,8 +1,10 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { readFileSync, rmSync } from "node:fs";
 import { BashSession, exec } from "../mod.ts";
-import { execPath, runtime, test } from "./_harness.ts";
-import { alive, marker } from "./_procs.ts";
+import { guardToken } from "../runtime/_guardian.ts";
+import { guardSweep } from "../runtime/_sweep.ts";
+import { envGet, execPath, runtime, test } from "./_harness.ts";
+import { alive, gone, marker, started } from "./_procs.ts";
 
 // A child host (tests/fixtures/guardian_host.ts, on the runtime running the
 // tests) starts every kind of process, each `sleep <mark><kind>`; it dies in
@@ -10,6 +12,18 @@ import { alive, marker } from "./_procs.ts";
 // server does when its stdin closes. Nothing with the mark may be left 2 s
 // later: the guardian (and, over a transport, the remote side's control
 // channel) kills it without any code of the host running.
+//
+// The guardian sweeps with /proc, or with ps where there is none (macOS):
+// BASHBOX_NO_PROC=1 in this host's environment (which the child host
+// inherits) forces the ps path on Linux (.ci/run runs this file so too).
+// guardSweep() is also tested on its own, on each path, including the one
+// macOS's ps gives (no session ids). The tests watch processes through
+// /proc, by the unique markers in their command lines: Linux only.
+
+/** True when the hosts here sweep with ps (BASHBOX_NO_PROC=1). */
+const NO_PROC = envGet("BASHBOX_NO_PROC") === "1";
+/** The line that makes a sweep read /proc where it can (see _sweep.ts). */
+const PROC_SWITCH = 'P=; [ -r "/proc/$$/stat" ] && P=1';
 
 const fixture = new URL("./fixtures/guardian_host.ts", import.meta.url)
   .pathname;
@@ -131,6 +145,14 @@ async function checkHostDeath(options: HostOptions): Promise<void> {
       (left) => left.length === 0,
     );
     deepEqual(missing.map((k) => KIND_NAMES[k]), [], "not started");
+    if (!options.noGuardian) {
+      // The guardian takes the path this host's environment asks for.
+      // (Its command line is its script: several lines, the first "pid: ".)
+      const lines = await commandLines(`[${token[0]}]${token.slice(1)}`);
+      const heads = lines.filter((l) => /^\d+: /.test(l));
+      equal(heads.length, 1, `one guardian: ${heads.join(" | ")}`);
+      equal(lines.join("\n").includes(PROC_SWITCH), !NO_PROC, "its path");
+    }
 
     if (options.death === "stdin") await driver.run("exec 7>&-");
     else await driver.run(`kill -${options.death.slice(3)} ${pid}`);
@@ -142,7 +164,7 @@ async function checkHostDeath(options: HostOptions): Promise<void> {
       (l) => l.length === 0,
     );
     const ms = Math.round(performance.now() - since);
-    deepEqual(left, [], `left ${ms} ms after the host went`);
+    deepEqual(left, [], `left ${ms} ms after the host went: ${left}`);
     // The guardian (the only process with the token in its command line)
     // finishes its sweep and exits.
     // (Without one, the host's processes inherit this host's mark.)
@@ -223,6 +245,19 @@ test("spawnGroup() guardian: every process carries the host's mark; one guardian
     String(guardians[0]),
   ]);
   equal(Number(sid.stdout.text), guardians[0], "its own session");
+  // Its environment is its own, with SHLVL: without, a bash whose stdin is
+  // a socket (Node's and Bun's pipes) reads ~/.bashrc.
+  const environ = await exec([
+    "bash",
+    "-c",
+    `tr '\\0' '\\n' </proc/$0/environ | sed 's/=.*//' | sort`,
+    String(guardians[0]),
+  ]);
+  deepEqual(environ.stdout.text.split("\n").filter(Boolean), [
+    "LC_ALL",
+    "PATH",
+    "SHLVL",
+  ]);
   // Killed by someone, it is replaced when the next group starts.
   await exec(["bash", "-c", 'kill -KILL "$0"', String(guardians[0])]);
   await until(5000, () => alive(pattern), (p) => !p.includes(guardians[0]));
@@ -233,3 +268,96 @@ test("spawnGroup() guardian: every process carries the host's mark; one guardian
   equal(next.length, 1);
   ok(next[0] !== guardians[0]);
 });
+
+/**
+ * Starts `script` as the leader of a new session; returns its pid. The
+ * markers go in `env` (as `$M`, `$S`), so that no command line but the
+ * `sleep`s' holds one.
+ */
+async function leader(
+  script: string,
+  env: Record<string, string>,
+): Promise<number> {
+  const r = await exec([
+    "bash",
+    "-c",
+    `setsid bash -c "$0" </dev/null >/dev/null 2>&1 & echo $!`,
+    script,
+  ], { env });
+  return Number(r.stdout.text.trim());
+}
+
+const sweepPaths = [
+  { name: "/proc", script: guardSweep(false), orphans: true },
+  { name: "ps", script: guardSweep(true), orphans: true },
+  {
+    name: "ps without session ids",
+    script: guardSweep(true, true),
+    orphans: false,
+  },
+] as const;
+
+for (const path of sweepPaths) {
+  test(
+    `guardSweep() (${path.name}) kills the marked processes, the listed groups and the rest of their sessions${
+      path.orphans ? "" : " (their descendants and groups)"
+    }, and nothing else`,
+    async () => {
+      const mark = marker();
+      const spare = marker();
+      const token = guardToken();
+      // A marked session: its leader, a job, an unmarked job in its group,
+      // an unmarked job in a group of its own (set -m), a marked setsid
+      // escape, and (where session ids are read) an unmarked job in a group
+      // of its own whose parent exited.
+      await leader(
+        `sleep "$M"1 &
+        env -u GUARDTEST sleep "$M"2 &
+        set -m; env -u GUARDTEST sleep "$M"3 & set +m
+        setsid -f sleep "$M"4
+        ${path.orphans ? '(set -m; env -u GUARDTEST sleep "$M"5 &)' : ""}
+        exec sleep "$M"0`,
+        { M: mark, GUARDTEST: token },
+      );
+      // An unmarked session whose group is listed, with a job in a group of
+      // its own.
+      const listed = await leader(
+        `set -m; sleep "$M"6 & set +m
+        exec sleep "$M"7`,
+        { M: mark },
+      );
+      // Neither marked nor listed: another token, no mark.
+      await leader(`exec sleep "$S"1`, { S: spare, GUARDTEST: "0" + token });
+      await leader(`sleep "$S"2 & exec sleep "$S"3`, { S: spare });
+      try {
+        const expected = path.orphans ? 8 : 7;
+        const up = await started(mark, 5000);
+        let all = up;
+        for (let i = 0; i < 100 && all.length < expected; i++) {
+          await new Promise((r) => setTimeout(r, 20));
+          all = await alive(mark);
+        }
+        equal(all.length, expected, "started");
+        equal((await started(spare, 5000)).length, 3, "bystanders started");
+        await exec([
+          "bash",
+          "-c",
+          `t=GUARDTEST=$0 s=" $1 "\n${path.script}`,
+          token,
+          String(listed),
+        ]);
+        deepEqual(await gone(mark), [], "left by the sweep");
+        equal((await alive(spare)).length, 3, "a bystander was killed");
+      } finally {
+        const pids = [...await alive(mark), ...await alive(spare)];
+        if (pids.length) {
+          await exec([
+            "bash",
+            "-c",
+            `kill -9 ${pids.join(" ")} 2>/dev/null; :`,
+          ]);
+        }
+      }
+    },
+  );
+}
