@@ -70,6 +70,22 @@ const PYTHON = repl({
   batch: ["-c", "-m"],
   interactive: ["-i"],
 });
+const MYSQL = repl({
+  valued: [
+    "-u",
+    "--user",
+    "-h",
+    "--host",
+    "-P",
+    "--port",
+    "-D",
+    "--database",
+    "-S",
+    "--socket",
+  ],
+  batch: ["-e", "--execute"],
+  operands: 1,
+});
 const SSH_VALUED = [
   "-B",
   "-b",
@@ -295,38 +311,9 @@ const RULES: Readonly<Record<string, Rule>> = {
     batch: ["-c", "--command", "-f", "--file", "-l", "--list"],
     operands: 2,
   }),
-  mysql: repl({
-    valued: [
-      "-u",
-      "--user",
-      "-h",
-      "--host",
-      "-P",
-      "--port",
-      "-D",
-      "--database",
-      "-S",
-      "--socket",
-    ],
-    batch: ["-e", "--execute"],
-    operands: 1,
-  }),
-  mariadb: repl({
-    valued: [
-      "-u",
-      "--user",
-      "-h",
-      "--host",
-      "-P",
-      "--port",
-      "-D",
-      "--database",
-      "-S",
-      "--socket",
-    ],
-    batch: ["-e", "--execute"],
-    operands: 1,
-  }),
+  mysql: MYSQL,
+  // (MariaDB's client takes MySQL's options.)
+  mariadb: MYSQL,
   sqlite3: repl({
     valued: ["-cmd", "-separator", "-nullvalue", "-newline", "-init"],
     wordOptions: true,

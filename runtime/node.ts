@@ -41,10 +41,19 @@ import { processHooks } from "./_process_hooks.ts";
 const QUEUED_CHUNKS = 16;
 
 /**
- * A web stream over a Node readable: each chunk is the Buffer Node read into
- * (no copy); the Node stream pauses while the reader lags behind.
+ * A web stream fed by a Node readable: `feed(enqueue)` starts it and returns
+ * the readable (its end, close and error end the web stream); `pull` asks for
+ * more. Shared by the two ways below of reading a child's output.
  */
-function webStream(readable: Readable): ReadableStream<Uint8Array> {
+function nodeWebStream(
+  feed: (
+    enqueue: (chunk: Uint8Array) => void,
+    isClosed: () => boolean,
+  ) => Readable,
+  pull: (readable: Readable) => void,
+  highWaterMark: number,
+): ReadableStream<Uint8Array> {
+  let readable: Readable | null = null;
   let closed = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
@@ -57,11 +66,9 @@ function webStream(readable: Readable): ReadableStream<Uint8Array> {
           // cancelled by the reader
         }
       };
-      readable.on("data", (chunk: Uint8Array) => {
-        if (closed) return;
-        controller.enqueue(chunk);
-        if ((controller.desiredSize ?? 1) <= 0) readable.pause();
-      });
+      readable = feed((chunk) => {
+        if (!closed) controller.enqueue(chunk);
+      }, () => closed || (controller.desiredSize ?? 1) <= 0);
       readable.on("end", close);
       readable.on("close", close);
       readable.on("error", (error: unknown) => {
@@ -71,13 +78,29 @@ function webStream(readable: Readable): ReadableStream<Uint8Array> {
       });
     },
     pull() {
-      if (readable.isPaused()) readable.resume();
+      if (readable) pull(readable);
     },
     cancel() {
       closed = true;
-      readable.destroy();
+      readable?.destroy();
     },
-  }, { highWaterMark: QUEUED_CHUNKS });
+  }, { highWaterMark });
+}
+
+/**
+ * A web stream over a Node readable: each chunk is the Buffer Node read into
+ * (no copy); the Node stream pauses while the reader lags behind.
+ */
+function webStream(readable: Readable): ReadableStream<Uint8Array> {
+  return nodeWebStream((enqueue, full) => {
+    readable.on("data", (chunk: Uint8Array) => {
+      enqueue(chunk);
+      if (full()) readable.pause();
+    });
+    return readable;
+  }, (r) => {
+    if (r.isPaused()) r.resume();
+  }, QUEUED_CHUNKS);
 }
 
 /** Bytes read from a FIFO at a time. */
@@ -93,19 +116,8 @@ const READ_BYTES = 64 * 1024;
  */
 function reusedBufferStream(fd: number): ReadableStream<Uint8Array> {
   const buffer = new Uint8Array(READ_BYTES);
-  let socket: Socket | null = null;
-  let closed = false;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      const close = (): void => {
-        if (closed) return;
-        closed = true;
-        try {
-          controller.close();
-        } catch {
-          // cancelled by the reader
-        }
-      };
+  return nodeWebStream(
+    (enqueue) => {
       // (`onread` is documented for the constructor since Node 12; the
       // types bundled with some runtimes know it for connect() only.)
       const options = {
@@ -115,28 +127,16 @@ function reusedBufferStream(fd: number): ReadableStream<Uint8Array> {
         onread: {
           buffer,
           callback(bytes: number, into: Uint8Array): boolean {
-            if (!closed) controller.enqueue(into.subarray(0, bytes));
+            enqueue(into.subarray(0, bytes));
             return false;
           },
         },
       };
-      socket = new Socket(options);
-      socket.on("end", close);
-      socket.on("close", close);
-      socket.on("error", (error: unknown) => {
-        if (closed) return;
-        closed = true;
-        controller.error(error);
-      });
+      return new Socket(options);
     },
-    pull() {
-      socket?.resume();
-    },
-    cancel() {
-      closed = true;
-      socket?.destroy();
-    },
-  }, { highWaterMark: 0 });
+    (r) => r.resume(),
+    0,
+  );
 }
 
 /** Why a spawn that gave no pid failed, as far as the file system tells. */
