@@ -60,6 +60,7 @@ import {
   delay,
   type GroupProcess,
   type GroupSignal,
+  guardDirectory,
   MARK_SWEEP,
   type Pump,
   pump,
@@ -448,6 +449,9 @@ export class ProcessTable {
     const id = `p${this.#next++}`;
     const token = randomToken();
     const dir = mkdtempSync(join(tmpdir(), "bashbox-proc-"));
+    // (Its runner holds the session's exported variables: should the host
+    // die where no exit hook runs, its guardian removes the directory.)
+    const unguardDir = guardDirectory(dir, this.#host.shell);
     const lines = [
       // The host's provider credentials are not the process's either (the
       // session's own exports, set below, bring back those given on purpose).
@@ -485,24 +489,33 @@ export class ProcessTable {
     const boot = launch.kind === "local"
       ? null
       : `eval "$(cat <<'${end}'\n${lines.join("\n")}\n${end}\n)"; exit\n`;
-    const proc = new BackgroundProcess({
-      id,
-      command,
-      token,
-      dir,
-      runner,
-      tty,
-      cols,
-      rows,
-      launch,
-      helper,
-      boot,
-      remoteSweep: this.#host.remoteSweep,
-      shell: this.#host.shell,
-      headBytes: this.#host.headBytes,
-      tailBytes: this.#host.tailBytes,
-      redact: options.redact,
-    });
+    let proc: BackgroundProcess;
+    try {
+      proc = new BackgroundProcess({
+        id,
+        command,
+        token,
+        dir,
+        unguardDir,
+        runner,
+        tty,
+        cols,
+        rows,
+        launch,
+        helper,
+        boot,
+        remoteSweep: this.#host.remoteSweep,
+        shell: this.#host.shell,
+        headBytes: this.#host.headBytes,
+        tailBytes: this.#host.tailBytes,
+        redact: options.redact,
+      });
+    } catch (error) {
+      // (A process that could not start leaves nothing behind.)
+      rmSync(dir, { recursive: true, force: true });
+      unguardDir();
+      throw error;
+    }
     this.#procs.set(id, proc);
     return proc;
   }
@@ -569,6 +582,8 @@ interface ProcessInit {
   command: string;
   token: string;
   dir: string;
+  /** Tells the guardian the host removed `dir` (see guardDirectory). */
+  unguardDir: () => void;
   runner: string;
   tty: boolean;
   cols: number;
@@ -1290,6 +1305,7 @@ export class BackgroundProcess {
     runQuietSync(this.#sweepArgv("KILL"), { timeoutMs: REMOTE_SWEEP_MS });
     try {
       rmSync(this.#init.dir, { recursive: true, force: true });
+      this.#init.unguardDir();
     } catch {
       // nothing more can be done while the host exits
     }
@@ -1342,5 +1358,6 @@ export class BackgroundProcess {
     } catch {
       // already removed
     }
+    this.#init.unguardDir();
   }
 }

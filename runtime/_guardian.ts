@@ -8,7 +8,9 @@
  * the host starts also carries `BASHBOX_GUARD=<token>` in its environment,
  * which `setsid`, a double fork and `nohup` keep. At EOF the guardian kills
  * the listed groups, every process of their sessions, every process with
- * the mark, and every process of the sessions those are in.
+ * the mark, and every process of the sessions those are in; then it removes
+ * the directories it was told of (`d <path>`, forgotten with `u <path>`):
+ * a process's runner there holds the session's exported variables.
  *
  * The sweep itself ({@linkcode guardSweep}, in `_sweep.ts`) reads `/proc`
  * where it can and lists with `ps` elsewhere (macOS), as the session sweeps
@@ -33,16 +35,28 @@ export const GUARD_VARIABLE = "BASHBOX_GUARD";
  * unless `noProc`; else `ps`).
  */
 export function guardianScript(noProc: boolean): string {
+  // (Directories, one a line, are split on newlines with globbing off.)
   return `trap '' INT TERM HUP QUIT PIPE TSTP TTIN TTOU USR1 USR2 ALRM
-t=${GUARD_VARIABLE}=$1 s=" "
-while read -r op id; do
-  case $id in ''|0*|1|*[!0-9]*) continue ;; esac
+t=${GUARD_VARIABLE}=$1 s=" " ds= nl='
+'
+while IFS= read -r l; do
+  op=\${l%% *} id=\${l#* }
+  case $op in
+    [+-]) case $id in ''|0*|1|*[!0-9]*) continue ;; esac ;;
+    [du]) case $id in /*) ;; *) continue ;; esac ;;
+  esac
   case $op in
     +) s="$s$id " ;;
     -) k=" "; for x in $s; do [ "$x" = "$id" ] || k="$k$x "; done; s=$k ;;
+    d) ds="$ds$id$nl" ;;
+    u) k=; o=$IFS; IFS=$nl; set -f
+       for x in $ds; do [ "$x" = "$id" ] || k="$k$x$nl"; done
+       set +f; IFS=$o; ds=$k ;;
   esac
 done
 ${guardSweep(noProc)}
+IFS=$nl; set -f
+for x in $ds; do rm -rf -- "$x" 2>/dev/null; done
 exit 0`;
 }
 
@@ -96,6 +110,8 @@ export class Guardian {
   readonly #path: string | undefined;
   readonly #script: string;
   #pipe: GuardianPipe | null = null;
+  /** Directories to remove at the host's death. */
+  readonly #dirs = new Set<string>();
   /** Programs that could not be started as a guardian. */
   readonly #failed = new Set<string>();
   /** Guardians started so far (not counting programs that failed to start). */
@@ -145,7 +161,8 @@ export class Guardian {
       if (this.#pipe === pipe) this.#pipe = null;
     };
     pipe.exited.then(forget, forget);
-    const lines = [...this.#groups()].map((pgid) => `+ ${pgid}\n`).join("");
+    const lines = [...this.#groups()].map((pgid) => `+ ${pgid}\n`).join("") +
+      [...this.#dirs].map((dir) => `d ${dir}\n`).join("");
     if (lines !== "") pipe.write(encoder.encode(lines));
     return true;
   }
@@ -162,5 +179,32 @@ export class Guardian {
   /** Tells the guardian that group `pgid` ended. */
   remove(pgid: number): void {
     this.#pipe?.write(encoder.encode(`- ${pgid}\n`));
+  }
+
+  /**
+   * Has the guardian remove directory `dir` (an absolute path without a
+   * newline) should the host die before {@linkcode Guardian.keepDirectory};
+   * `shell` starts a guardian if none runs.
+   */
+  removeAtDeath(dir: string, shell: string): void {
+    if (!dir.startsWith("/") || dir.includes("\n")) {
+      throw new TypeError(
+        `Expected an absolute path without a newline, got ${
+          JSON.stringify(dir)
+        }`,
+      );
+    }
+    this.#dirs.add(dir);
+    if (this.#pipe === null) {
+      this.ensure(shell); // it learns of every directory as it starts
+      return;
+    }
+    this.#pipe.write(encoder.encode(`d ${dir}\n`));
+  }
+
+  /** The host removed `dir` itself (or keeps it): the guardian forgets it. */
+  keepDirectory(dir: string): void {
+    if (!this.#dirs.delete(dir)) return;
+    this.#pipe?.write(encoder.encode(`u ${dir}\n`));
   }
 }

@@ -707,6 +707,19 @@ function runExitSweeps(): void {
 }
 
 /**
+ * Has directory `dir` removed should the host die where no exit hook runs
+ * (the guardian removes it, see `_guardian.ts`); the returned function
+ * forgets it (call it once the host removed it). `shell` starts the
+ * guardian if none runs. Without a guardian, nothing is done.
+ */
+export function guardDirectory(dir: string, shell: string): () => void {
+  const guard = guardian();
+  if (guard === null) return () => {};
+  guard.removeAtDeath(dir, shell);
+  return () => guard.keepDirectory(dir);
+}
+
+/**
  * Runs `sweep` (synchronously) when the host exits or is interrupted, until
  * the returned function removes it.
  */

@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { BashSession, exec } from "../mod.ts";
 import { guardToken } from "../runtime/_guardian.ts";
 import { guardSweep } from "../runtime/_sweep.ts";
@@ -175,6 +175,12 @@ async function checkHostDeath(options: HostOptions): Promise<void> {
         (l) => l.length === 0,
       );
       deepEqual(guardians, [], "the guardian did not exit");
+      // The spawned processes' directories (their runners hold the
+      // session's exports) went with the host, however it went.
+      const dirs = (/^dirs (.*)$/m.exec(text)?.[1] ?? "").split(" ")
+        .filter(Boolean);
+      if (!options.remote) ok(dirs.length >= 1, "the host named its dirs");
+      deepEqual(dirs.filter((d) => existsSync(d)), [], "directories left");
     }
   } finally {
     await driver.run("exec 7>&- 2>/dev/null; :");
