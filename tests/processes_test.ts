@@ -918,13 +918,17 @@ for (const kind of [...terminalKinds, { name: "pipe", skip: false as const }]) {
       try {
         await using s = new BashSession();
         const mark = marker();
-        // A program of its own (a child of the runner), trapping each
-        // signal; its loop's sleep dies of the signal and the loop goes on.
+        // A program of its own (a child of the runner, the marker its $0),
+        // trapping each signal; its loop's sleep dies of the signal and the
+        // loop goes on. (Short sleeps: a signal that lands between a fork
+        // and the sleep's exec is taken by the child's copy of the trap,
+        // and the sleep lives on, as at a terminal: the trap then runs when
+        // the sleep ends.)
         const traps = RELAYED.map((sig) =>
           `trap "echo got-${sig}" ${sig.slice(3)}`
         ).join(";");
         const p = await s.spawn(
-          `bash --norc --noprofile -c '${traps}; echo ready; while :; do sleep ${mark}; done'`,
+          `bash --norc --noprofile -c '${traps}; echo ready; while :; do sleep 0.2; done' ${mark}`,
           { tty },
         );
         await expectOutput(p, "ready");
