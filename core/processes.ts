@@ -478,6 +478,10 @@ export class ProcessTable {
     const runner = join(dir, "run.sh");
     if (launch.kind === "local") {
       writeFileSync(runner, lines.join("\n"), { mode: 0o600 });
+      // (The runner's notes, made here so that they are the host's mode.)
+      for (const note of ["pid", "signal"]) {
+        writeFileSync(join(dir, note), "", { mode: 0o600 });
+      }
     }
     if (helper?.kind === "python") {
       writeFileSync(join(dir, "bashbox_pty.py"), PTY_HELPER, { mode: 0o600 });
@@ -1237,10 +1241,13 @@ export class BackgroundProcess {
    * with the mark.
    */
   async #signalTerminal(sig: string): Promise<void> {
-    let leader: string;
+    let leader = "";
     try {
-      leader = readFileSync(join(this.#init.dir, "pid"), "utf8");
+      leader = readFileSync(join(this.#init.dir, "pid"), "utf8").trim();
     } catch {
+      // not there: swept below
+    }
+    if (!/^[1-9][0-9]*$/.test(leader)) {
       await this.#sweep(sig);
       return;
     }
