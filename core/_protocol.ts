@@ -275,8 +275,12 @@ $__bbc
     `__bbk(){ ${read}${rare}`,
     `__bbK(){ ${word}${rare}`,
   ].join("\n");
+  // (Should the framing's own aliases be gone — \`unalias -a\` — they are
+  // made again here: the call's next lines (the runner, the frame) are read
+  // after this step, so they expand again; as functions the runner would
+  // run the command inside a function, where \`declare\` makes a local.)
   const userAliases =
-    `__bbo(){ builtin local __bbH;for __bbH in "\${!BASH_ALIASES[@]}";do [[ $__bbH == __bbC || $__bbH == _+[pPkKEXz] ]]||{ __bbA=1;builtin return 0; };done; }`;
+    `__bbo(){ builtin local __bbH;[[ \${#BASH_ALIASES[@]} -ge ${FRAMING_ALIASES.length} ]]||builtin eval "$__bbRA";for __bbH in "\${!BASH_ALIASES[@]}";do [[ $__bbH == __bbC || $__bbH == _+[pPkKEXz] ]]||{ __bbA=1;builtin return 0; };done; }`;
   // (\`bash -n\` exits 0 after some syntax errors in \`[[ ]]\`: its
   // message tells; it warns of a here-document left open, and a command it
   // took may end in one, or in a backslash, so the eval then runs bare. A
@@ -468,6 +472,17 @@ $__bbc
       [...takes, ...runners, ["__bbC", "__bbN"], frameAlias].map((
         [name, body],
       ) => `${name}=${shellQuote(body)}`).join(" ")
+    }`,
+    // (What __bbo runs to make the framing's aliases again; not __bbC, which
+    // the take step has just set.)
+    `__bbRA=${
+      shellQuote(
+        `builtin alias ${
+          [...takes, ...runners, frameAlias].map(([name, body]) =>
+            `${name}=${shellQuote(body)}`
+          ).join(" ")
+        }`,
+      )
     }`,
     "",
   ].join("\n");

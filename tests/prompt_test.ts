@@ -775,6 +775,39 @@ test("BashSession.run(): a call past FUNCNEST abandons the line with its redirec
   }
 });
 
+test("BashSession.run(): after the aliases are gone, commands still run at the top level (declare is global, local fails)", async () => {
+  // Ways a command removes every alias (the framing's among them).
+  const removers = [
+    "unalias -a",
+    "alias ll='ls -l'; unalias -a",
+    "unalias -a; alias g='echo gg'",
+    "BASH_ALIASES=()",
+    "for a in $(alias | sed -n 's/^alias \\([^=]*\\)=.*/\\1/p'); do unalias \"$a\"; done",
+  ];
+  for (const [i, remover] of removers.entries()) {
+    await using s = new BashSession();
+    const r = await s.run(remover);
+    equal(r.restarted, false, remover);
+    // What is true only at the top level, each in a command of its own.
+    await s.run(`declare v${i}=top; typeset -i n${i}=4`);
+    equal(
+      (await s.run(`echo "$v${i} $n${i} \${#FUNCNAME[@]}"`)).output.text,
+      `top 4 0\n`,
+      remover,
+    );
+    match(
+      (await s.run("local z=1")).output.text,
+      /local: can only be used in a function/,
+      remover,
+    );
+    match(
+      (await s.run("return 3")).output.text,
+      /return: can only `return' from a function or sourced script/,
+      remover,
+    );
+  }
+});
+
 test("BashSession({ login: true }): the profile runs in the session's directory, and may change it", async () => {
   const home = mkdtempSync(join(tmpdir(), "bashbox-login-"));
   try {
