@@ -453,12 +453,16 @@ test("BashSession.spawn() checks its options", async () => {
   await rejects(s.spawn("true", { cols: 1 }), RangeError);
   await rejects(s.spawn("true", { env: { "A B": "x" } }), TypeError);
   await rejects(s.spawn("true", { redact: "x" as never }), TypeError);
-  const p = await s.spawn("sleep 30");
+  const mark = marker();
+  const p = await s.spawn(`sleep ${mark}`);
   await rejects(p.signal("TERM"), TypeError);
   for (const bad of [-1, NaN, Infinity, 2 ** 31, "5" as never]) {
     await rejects(p.read({ waitMs: bad }), RangeError, `waitMs ${bad}`);
     await rejects(p.stop({ graceMs: bad }), RangeError, `graceMs ${bad}`);
   }
+  // (Once the program runs: see "signal() before the program runs" in
+  // docs/processes.md.)
+  ok((await started(mark)).length >= 1);
   await p.signal("SIGHUP");
   equal((await p.wait()).signal, "SIGHUP");
 });
@@ -706,10 +710,12 @@ test("BackgroundProcess.write() to a process that closed its input throws a Type
 
 test("BackgroundProcess.signal() refuses a signal name that does not exist", async () => {
   await using s = new BashSession();
-  const p = await s.spawn("sleep 30");
+  const mark = marker();
+  const p = await s.spawn(`sleep ${mark}`);
   for (const bad of ["SIGFOO", "SIGKILLX", "SIG", "TERM", "SIGRTMIN+99"]) {
     await rejects(p.signal(bad), TypeError, bad);
   }
+  ok((await started(mark)).length >= 1);
   await p.signal("SIGUSR1");
   equal((await p.wait()).signal, "SIGUSR1");
 });
