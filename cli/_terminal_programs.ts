@@ -598,6 +598,8 @@ function ofCommand(
         ofCommand(command.right, streams, depth + 1);
     case "Subshell":
     case "Group":
+    case "For":
+    case "ArithFor":
       return ofStatements(
         command.body,
         within(streams, command.redirects),
@@ -608,13 +610,6 @@ function ofCommand(
       return ofStatements(command.cond, s, depth) ??
         ofStatements(command.body, s, depth);
     }
-    case "For":
-    case "ArithFor":
-      return ofStatements(
-        command.body,
-        within(streams, command.redirects),
-        depth,
-      );
     case "If": {
       const s = within(streams, command.redirects);
       for (const clause of command.clauses) {

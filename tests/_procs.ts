@@ -52,3 +52,21 @@ export async function started(mark: string, ms = 3000): Promise<number[]> {
   }
   return found;
 }
+
+/**
+ * Starts `script` as the leader of a new session; returns its pid. Markers
+ * go in `env` (as variables the script names), so that no command line but
+ * the marked `sleep`s' holds one.
+ */
+export async function leader(
+  script: string,
+  env: Record<string, string>,
+): Promise<number> {
+  const r = await exec([
+    "bash",
+    "-c",
+    `setsid bash -c "$0" </dev/null >/dev/null 2>&1 & echo $!`,
+    script,
+  ], { env });
+  return Number(r.stdout.text.trim());
+}

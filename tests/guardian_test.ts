@@ -4,7 +4,7 @@ import { BashSession, exec } from "../mod.ts";
 import { guardToken } from "../runtime/_guardian.ts";
 import { guardSweep } from "../runtime/_sweep.ts";
 import { envGet, execPath, runtime, test } from "./_harness.ts";
-import { alive, gone, marker, started } from "./_procs.ts";
+import { alive, gone, leader, marker, started } from "./_procs.ts";
 
 // A child host (tests/fixtures/guardian_host.ts, on the runtime running the
 // tests) starts every kind of process, each `sleep <mark><kind>`; it dies in
@@ -274,24 +274,6 @@ test("spawnGroup() guardian: every process carries the host's mark; one guardian
   equal(next.length, 1);
   ok(next[0] !== guardians[0]);
 });
-
-/**
- * Starts `script` as the leader of a new session; returns its pid. The
- * markers go in `env` (as `$M`, `$S`), so that no command line but the
- * `sleep`s' holds one.
- */
-async function leader(
-  script: string,
-  env: Record<string, string>,
-): Promise<number> {
-  const r = await exec([
-    "bash",
-    "-c",
-    `setsid bash -c "$0" </dev/null >/dev/null 2>&1 & echo $!`,
-    script,
-  ], { env });
-  return Number(r.stdout.text.trim());
-}
 
 const sweepPaths = [
   { name: "/proc", script: guardSweep(false), orphans: true },

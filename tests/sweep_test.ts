@@ -7,7 +7,7 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { exec } from "../mod.ts";
 import { markSweep, sessionSweep } from "../runtime/_sweep.ts";
 import { test } from "./_harness.ts";
-import { alive, gone, marker, started } from "./_procs.ts";
+import { alive, gone, leader, marker, started } from "./_procs.ts";
 
 const paths = [
   { name: "/proc", script: sessionSweep(false), orphans: true },
@@ -22,24 +22,6 @@ const paths = [
 const onLinux = await exec(["bash", "-c", "[ -r /proc/$$/stat ]"])
   .then((r) => r.exitCode === 0, () => false);
 const skip = onLinux ? false : "these tests watch processes through /proc";
-
-/**
- * Starts `script` as the leader of a new session; returns its pid. The
- * markers go in `env` (as `$A`, `$B`, ...), so that no command line but the
- * `sleep`'s holds one.
- */
-async function leader(
-  script: string,
-  env: Record<string, string>,
-): Promise<number> {
-  const r = await exec([
-    "bash",
-    "-c",
-    `setsid bash -c "$0" </dev/null >/dev/null 2>&1 & echo $!`,
-    script,
-  ], { env });
-  return Number(r.stdout.text.trim());
-}
 
 async function sweep(
   script: string,
