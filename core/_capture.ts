@@ -123,7 +123,7 @@ export class CaptureBuffer {
 
   #growHead(need: number): void {
     if (need <= this.#head.length) return;
-    let size = Math.max(4096, this.#head.length * 2);
+    let size = Math.max(256, this.#head.length * 2);
     while (size < need) size *= 2;
     const next = new Uint8Array(Math.min(size, this.#headMax));
     next.set(this.#head.subarray(0, this.#headLen));

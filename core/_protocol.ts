@@ -247,14 +247,9 @@ export function initScript(options: InitOptions): string {
   // bash copies on every call stays small: the common one for the top
   // level (and, once the user has aliases, eval after the same check);
   // the other, which the host names, for the routes below.)
-  // A prompt drops finished jobs from the job table before it reads the
-  // next line; a shell that reads a script named on its command line (as
-  // this one does) keeps them, so that \`jobs\` would list a finished \`ls\`
-  // as job 1 and \`kill %1\` aim at it. \`jobs -n\` (its output closed:
-  // no notice is printed) marks them seen, and bash then removes them; the
-  // statuses stay with \`wait PID\`.
+  // (The status of the call before comes second, where it is not 0.)
   const enter =
-    `builtin jobs -n >&- 2>&-;builtin alias "__bbC=$__bbO";builtin declare -g "__bbq=$2" "__bbY=" "__bbe=" "__bbW=" "__bbA=$__bbA"||builtin exit 113;[[ -n $__bbA || \${#BASH_ALIASES[@]} == ${FRAMING_ALIASES.length} ]]||__bbo;[[ $- != *e* ]]||{ builtin set +e;__bbW=1; };`;
+    `builtin alias "__bbC=$__bbO";builtin declare -g "__bbq=\${2:-0}" "__bbY=" "__bbe=" "__bbW=" "__bbA=$__bbA"||builtin exit 113;[[ -n $__bbA || \${#BASH_ALIASES[@]} == ${FRAMING_ALIASES.length} ]]||__bbo;[[ $- != *e* ]]||{ builtin set +e;__bbW=1; };`;
   const leave = "[[ -z $__bbW ]]||{ builtin set -e;__bbW=; }; }";
   const common =
     `${enter}if [[ -n $__bbA ]];then if ${check};then ${status};${evaluate};else builtin eval '';fi;elif ${check};then builtin alias "__bbC={
@@ -340,13 +335,31 @@ $__bbc
   // (Everything in one function: a call from it would fail past a user's
   // FUNCNEST, and the frame would not come. The common path runs five
   // builtins; what an interrupt (errexit turned off for the rest of the
-  // command: __bbK) or xtrace needs is behind one test.)
-  const frameEnd =
-    `__bbf(){ builtin read -r -N ${ID_LENGTH} -u ${SCRIPT_FD} __bbh||builtin exit 113;if [[ $- == *x* || -n $__bbK$__bbX ]];then builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi;fi;if [[ /proc/$$/fd/1 -ef /proc/$$/fd/${SENTINEL_OUT_FD} ]]||{ [[ ! -e /proc/$$/fd/${SENTINEL_OUT_FD} ]]&&{ builtin eval "$__bbRS";[[ -e /proc/$$/fd/${SENTINEL_OUT_FD} ]]||{ [[ -p /proc/$$/fd/1 || -S /proc/$$/fd/1 ]]&&command exec ${SENTINEL_OUT_FD}>&1; }; }; };then ${
+  // command: __bbK) or xtrace needs, and the frame for a stdout that is not
+  // the session's pipe, are evals of text kept in __bbFX and __bbFW: bash
+  // copies a function's body on every call, so the rare steps stay out of
+  // it, and an eval is no call.)
+  // A prompt drops finished jobs from the job table once the command has
+  // ended, before it shows the next prompt; a shell that reads a script
+  // named on its command line (as this one does) keeps them, so that
+  // \`jobs\` would list a finished \`ls\` as job 1 and \`kill %1\` aim at
+  // it. \`jobs -n\` (stdout closed here, stderr in the frame's group: no
+  // notice is printed) marks them seen, and bash then removes them; the
+  // statuses stay with \`wait PID\`. A background job that ends between
+  // two calls is listed as Done by a \`jobs\` of the next, as at a terminal
+  // where it ended while the next line was being typed.
+  const frameTrace =
+    `builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi`;
+  const frameElsewhere =
+    `if [[ ! -e /proc/$$/fd/${SENTINEL_OUT_FD} ]]&&{ builtin eval "$__bbRS";[[ -e /proc/$$/fd/${SENTINEL_OUT_FD} ]]||{ [[ -p /proc/$$/fd/1 || -S /proc/$$/fd/1 ]]&&command exec ${SENTINEL_OUT_FD}>&1; }; };then ${
       print("", "")
     };elif [[ -p /proc/$$/fd/1 ]];then ${
       print("!", ` >&${SENTINEL_OUT_FD}`)
-    };else ${print("", ` >&${SENTINEL_OUT_FD}`)};fi${errFrame}; }`;
+    };else ${print("", ` >&${SENTINEL_OUT_FD}`)};fi`;
+  const frameEnd =
+    `__bbf(){ builtin jobs -n >&-;builtin read -r -N ${ID_LENGTH} -u ${SCRIPT_FD} __bbh||builtin exit 113;[[ $- != *x* && -z $__bbK$__bbX ]]||builtin eval "$__bbFX";if [[ /proc/$$/fd/1 -ef /proc/$$/fd/${SENTINEL_OUT_FD} ]];then ${
+      print("", "")
+    };else builtin eval "$__bbFW";fi${errFrame}; }`;
   // Under \`set -x\` the framing's own commands must not be traced: xtrace
   // is on only while the command runs. The frame (in a group whose stderr
   // is closed, so that a trace line written there is lost) turns it off
@@ -448,7 +461,9 @@ $__bbc
       shellQuote(`\n${nest.close}`)
     } __bbS=$'\\n{ __bbe=$?;} 2>&-'`,
     "BASH_ARGV0=bash __bbB=$BASH __bbY= __bbh= __bbq=0 __bbK= __bbc= __bbI= __bbG= __bbJ= __bbM= __bbe= __bbA= __bbV= __bbW= __bbX= __bbO=__bbN",
-    `__bbRS=${shellQuote(restore)}`,
+    `__bbRS=${shellQuote(restore)} __bbFX=${shellQuote(frameTrace)} __bbFW=${
+      shellQuote(frameElsewhere)
+    }`,
     `__bbU=${shellQuote(evalPlain)} __bbv=${shellQuote(evalPlain)} __bbu=${
       shellQuote(evalTraced)
     } __bbo=${shellQuote(refuseTraced)}`,
@@ -549,10 +564,16 @@ export function callLines(command: string, id: string, mode: CallMode): string {
   // ANSI-C quoted word, since read counts characters of the locale.)
   // deno-lint-ignore no-control-regex
   const ascii = /^[\x00-\x7f]*$/.test(text);
-  const args = `${mode.status}${word ? ` ${word}` : ""}`;
+  // (The status is left out where it is 0 and no word follows: bash reads
+  // the line one byte at a time.)
+  const args = word
+    ? ` ${mode.status} ${word}`
+    : mode.status === 0
+    ? ""
+    : ` ${mode.status}`;
   const take = ascii
-    ? `${word ? LINE.takeOther : LINE.take} ${text.length} ${args}`
-    : `${word ? LINE.takeOtherWord : LINE.takeWord} ${ansiC(text)} ${args}`;
+    ? `${word ? LINE.takeOther : LINE.take} ${text.length}${args}`
+    : `${word ? LINE.takeOtherWord : LINE.takeWord} ${ansiC(text)}${args}`;
   const data = ascii ? text : "";
   // A command that may change the INT trap is followed by __bbn, which
   // puts the framing's handler back (keeping the user's to run first).

@@ -669,7 +669,7 @@ test("BashSession.run() hands on the command's status after the steps that follo
   }
 });
 
-test("BashSession.run(): finished jobs leave the job table before the next command, as at a prompt", async () => {
+test("BashSession.run(): finished jobs leave the job table once each command ends, as at a prompt", async () => {
   await using s = new BashSession({ cwd: "/tmp" });
   // Foreground commands of every shape, then a background job: %1 is that
   // job, `kill %1` ends it, `wait -n` returns its status.
@@ -706,6 +706,19 @@ test("BashSession.run(): finished jobs leave the job table before the next comma
   // wait -n waits for the next job, not a finished foreground one.
   await s.run("ls >/dev/null");
   equal((await s.run("(exit 5) & wait -n; echo $?")).output.text, "5\n");
+  // A background job that ends between two commands is listed once, as
+  // Done, by the next command's jobs (at a terminal: it ended while the
+  // next line was typed), then it is gone.
+  for (const status of [0, 4]) {
+    await s.run(`(exit ${status}) &`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const listed = (await s.run("jobs")).output.text;
+    ok(
+      /^\[1\]\+ +(Done|Exit 4) +\( *exit \d *\)\n$/.test(listed),
+      JSON.stringify(listed),
+    );
+    equal((await s.run("jobs")).output.text, "");
+  }
 });
 
 test("BashSession.run(): a call past FUNCNEST abandons the command line, not the shell", async () => {

@@ -71,30 +71,35 @@ test("ansiC() gives bash back every string as it was", async () => {
 test("callLines() hands the command over once, before the runner, and the id after the frame's line", () => {
   const id = randomId();
   for (const command of variants(200, 11)) {
-    for (const xtrace of [false, true]) {
-      const text = callLines(command, id, { xtrace, status: 0 });
-      const { text: taken } = route(command);
+    for (
+      const [xtrace, status] of [[false, 0], [true, 0], [false, 3]] as const
+    ) {
+      const text = callLines(command, id, { xtrace, status });
+      const { text: taken, word } = route(command);
       // The id comes last, after the frame's line, and nowhere before it.
       ok(text.endsWith(`\n${id}`), JSON.stringify(text));
       equal(text.indexOf(id), text.length - id.length, "the id comes once");
       const head = text.slice(0, -id.length);
       ok(/(?:_\+z|\{ _\+z;\} 2>&-)\n$/.test(head), JSON.stringify(head));
+      // The status of the call before, where it is not 0 or a word follows.
+      const args = word ? ` ${status} ${word}` : status ? ` ${status}` : "";
       // The command once: as data after a line that gives its length, or
       // (not ASCII) as one ANSI-C quoted word on the take's line.
       const first = head.slice(0, head.indexOf("\n") + 1);
       // deno-lint-ignore no-control-regex
       if (/^[\x00-\x7f]*$/.test(taken)) {
-        const m = /^_\+([pk]) (\d+) 0( [a-z])?\n$/.exec(first);
+        const m = /^_\+([pk]) (\d+)(.*)\n$/.exec(first);
         ok(m, first);
         equal(Number(m![2]), taken.length);
+        equal(m![3], args, first);
         // The common take step for the top level, the other for the rest.
-        equal(m![1] === "k", m![3] !== undefined, first);
+        equal(m![1] === "k", word !== "", first);
         ok(head.slice(first.length).startsWith(taken), JSON.stringify(head));
         ok(!head.slice(first.length + taken.length).includes(taken) || !taken);
       } else {
-        ok(
-          first.startsWith(`_+P ${ansiC(taken)} 0\n`) ||
-            first.startsWith(`_+K ${ansiC(taken)} 0 `),
+        equal(
+          first,
+          `${word ? "_+K" : "_+P"} ${ansiC(taken)}${args}\n`,
           first,
         );
         equal(head.split(ansiC(taken)).length, 2, "the command is taken once");
