@@ -335,10 +335,12 @@ $__bbc
   // (Everything in one function: a call from it would fail past a user's
   // FUNCNEST, and the frame would not come. The common path runs five
   // builtins; what an interrupt (errexit turned off for the rest of the
-  // command: __bbK) or xtrace needs, and the frame for a stdout that is not
-  // the session's pipe, are evals of text kept in __bbFX and __bbFW: bash
-  // copies a function's body on every call, so the rare steps stay out of
-  // it, and an eval is no call.)
+  // command: __bbK) or xtrace needs is behind one test; the frame for a
+  // stdout that is not the session's pipe is an eval of text kept in
+  // __bbFW: bash copies a function's body on every call, so that rare step
+  // stays out of it, and an eval is no call. (The xtrace step stays in the
+  // body: under xtrace it runs every call, and its eval would cost more
+  // than the copy.))
   // A prompt drops finished jobs from the job table once the command has
   // ended, before it shows the next prompt; a shell that reads a script
   // named on its command line (as this one does) keeps them, so that
@@ -348,8 +350,11 @@ $__bbc
   // statuses stay with \`wait PID\`. A background job that ends between
   // two calls is listed as Done by a \`jobs\` of the next, as at a terminal
   // where it ended while the next line was being typed.
+  // (Under xtrace, once the frame has turned it off before, only \`set +x\`
+  // is needed: nothing is assigned, so nothing needs the check that the
+  // framing's variables are not read-only.)
   const frameTrace =
-    `builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi`;
+    `if [[ $__bbX == x && -z $__bbK && $- == *x* ]];then builtin set +x;else builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi;fi`;
   const frameElsewhere =
     `if [[ ! -e /proc/$$/fd/${SENTINEL_OUT_FD} ]]&&{ builtin eval "$__bbRS";[[ -e /proc/$$/fd/${SENTINEL_OUT_FD} ]]||{ [[ -p /proc/$$/fd/1 || -S /proc/$$/fd/1 ]]&&command exec ${SENTINEL_OUT_FD}>&1; }; };then ${
       print("", "")
@@ -357,7 +362,7 @@ $__bbc
       print("!", ` >&${SENTINEL_OUT_FD}`)
     };else ${print("", ` >&${SENTINEL_OUT_FD}`)};fi`;
   const frameEnd =
-    `__bbf(){ builtin jobs -n >&-;builtin read -r -N ${ID_LENGTH} -u ${SCRIPT_FD} __bbh||builtin exit 113;[[ $- != *x* && -z $__bbK$__bbX ]]||builtin eval "$__bbFX";if [[ /proc/$$/fd/1 -ef /proc/$$/fd/${SENTINEL_OUT_FD} ]];then ${
+    `__bbf(){ builtin jobs -n >&-;builtin read -r -N ${ID_LENGTH} -u ${SCRIPT_FD} __bbh||builtin exit 113;if [[ $- == *x* || -n $__bbK$__bbX ]];then ${frameTrace};fi;if [[ /proc/$$/fd/1 -ef /proc/$$/fd/${SENTINEL_OUT_FD} ]];then ${
       print("", "")
     };else builtin eval "$__bbFW";fi${errFrame}; }`;
   // Under \`set -x\` the framing's own commands must not be traced: xtrace
@@ -461,9 +466,7 @@ $__bbc
       shellQuote(`\n${nest.close}`)
     } __bbS=$'\\n{ __bbe=$?;} 2>&-'`,
     "BASH_ARGV0=bash __bbB=$BASH __bbY= __bbh= __bbq=0 __bbK= __bbc= __bbI= __bbG= __bbJ= __bbM= __bbe= __bbA= __bbV= __bbW= __bbX= __bbO=__bbN",
-    `__bbRS=${shellQuote(restore)} __bbFX=${shellQuote(frameTrace)} __bbFW=${
-      shellQuote(frameElsewhere)
-    }`,
+    `__bbRS=${shellQuote(restore)} __bbFW=${shellQuote(frameElsewhere)}`,
     `__bbU=${shellQuote(evalPlain)} __bbv=${shellQuote(evalPlain)} __bbu=${
       shellQuote(evalTraced)
     } __bbo=${shellQuote(refuseTraced)}`,

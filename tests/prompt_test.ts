@@ -709,12 +709,18 @@ test("BashSession.run(): finished jobs leave the job table once each command end
   // A background job that ends between two commands is listed once, as
   // Done, by the next command's jobs (at a terminal: it ended while the
   // next line was typed), then it is gone.
+  // (The job sleeps first, so that it is still running when its own
+  // command's frame comes.)
   for (const status of [0, 4]) {
-    await s.run(`(exit ${status}) &`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await s.run(`(sleep 0.5; exit ${status}) &`);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
     const listed = (await s.run("jobs")).output.text;
     ok(
-      /^\[1\]\+ +(Done|Exit 4) +\( *exit \d *\)\n$/.test(listed),
+      new RegExp(
+        `^\\[1\\]\\+ +${
+          status ? "Exit 4" : "Done"
+        } +\\( *sleep 0\\.5; exit ${status} *\\)\\n$`,
+      ).test(listed),
       JSON.stringify(listed),
     );
     equal((await s.run("jobs")).output.text, "");
