@@ -248,9 +248,19 @@ export function initScript(options: InitOptions): string {
   // level (and, once the user has aliases, eval after the same check);
   // the other, which the host names, for the routes below.)
   // (The status of the call before comes second, where it is not 0.)
-  const enter =
-    `builtin alias "__bbC=$__bbO";builtin declare -g "__bbq=\${2:-0}" "__bbY=" "__bbe=" "__bbW=" "__bbA=$__bbA"||builtin exit 113;[[ -n $__bbA || \${#BASH_ALIASES[@]} == ${FRAMING_ALIASES.length} ]]||__bbo;[[ $- != *e* ]]||{ builtin set +e;__bbW=1; };`;
-  const leave = "[[ -z $__bbW ]]||{ builtin set -e;__bbW=; }; }";
+  // (After an abandoned line (see restore) stderr is put back here, before
+  // the next command: the frame's group, which closes it, would undo it
+  // there. Here, not on the frame's line: bash parses an alias's text every
+  // time, and copies a function's body, which costs it less.)
+  const enter = `[[ -z $__bbR ]]||{ command exec 2>&${
+    options.separate ? SENTINEL_ERR_FD : SENTINEL_OUT_FD
+  };__bbR=; };builtin alias "__bbC=$__bbO";builtin declare -g "__bbq=\${2:-0}" "__bbY=" "__bbe=" "__bbW=" "__bbA=$__bbA"||builtin exit 113;[[ -n $__bbA || \${#BASH_ALIASES[@]} == ${FRAMING_ALIASES.length} ]]||__bbo;[[ $- != *e* ]]||{ builtin set +e;__bbW=1; };`;
+  // The take step returns the status of the call before: the runner's
+  // line that follows starts with it as \`$?\` (where it is not 0 the
+  // take's line ends in \`&&:\`, so that the failure fires no ERR trap and
+  // no errexit; see callLines).
+  const leave =
+    '[[ -z $__bbW ]]||{ builtin set -e;__bbW=; };builtin return "$__bbq"; }';
   const common =
     `${enter}if [[ -n $__bbA ]];then if ${check};then ${status};${evaluate};else builtin eval '';fi;elif ${check};then builtin alias "__bbC={
 $__bbc
@@ -316,7 +326,7 @@ $__bbc
   // /dev/null). The frame then finds the session's own pipes among the
   // shell's descriptors (bash's leftover saved copies) by the inode it noted
   // at start (/proc/$$/fdinfo, no fork), and puts ${SENTINEL_OUT_FD}, ${SENTINEL_ERR_FD},
-  // stdout and (after the frame's group, see frameAlias) stderr back: the
+  // stdout and (at the next take step, see enter) stderr back: the
   // next command writes where every command does. Where the inode cannot be
   // read (no /proc, an old kernel) and stdout is still a pipe or socket, the
   // frame takes ${SENTINEL_OUT_FD} back from there; otherwise the shell
@@ -377,7 +387,7 @@ $__bbc
   // (Where aliases are off, the traced runner's function calls __bbC, a
   // function: the call is made with stderr closed.)
   const runners: [string, string][] = [
-    [LINE.run, `[[ $__bbq == 0 ]]||__bbs "$__bbq"&&:;__bbC${closed}`],
+    [LINE.run, `__bbC${closed}`],
     [
       LINE.runTraced,
       `if __bbS "$__bbq";then __bbC${closed};else __bbC${closed};fi`,
@@ -398,13 +408,9 @@ $__bbc
     [LINE.takeOther, "__bbk"],
     [LINE.takeOtherWord, "__bbK"],
   ];
-  // (After an abandoned line (see restore) stderr is put back here, out of
-  // the group that closes it for the frame.)
   const frameAlias: [string, string] = [
     LINE.frame,
-    `{ __bbf "\${__bbe:-$?}";} 2>&-;[[ -z $__bbR ]]||{ command exec 2>&${
-      options.separate ? SENTINEL_ERR_FD : SENTINEL_OUT_FD
-    };__bbR=; }`,
+    `{ __bbf "\${__bbe:-$?}";} 2>&-`,
   ];
   return [
     "exec 2>&3 3>&- 0</dev/null",
@@ -574,9 +580,14 @@ export function callLines(command: string, id: string, mode: CallMode): string {
     : mode.status === 0
     ? ""
     : ` ${mode.status}`;
+  // (A take step hands the status on as its own: where it is not 0, \`&&:\`
+  // keeps it from firing an ERR trap or errexit.)
+  const handOn = mode.status === 0 ? "" : "&&:";
   const take = ascii
-    ? `${word ? LINE.takeOther : LINE.take} ${text.length}${args}`
-    : `${word ? LINE.takeOtherWord : LINE.takeWord} ${ansiC(text)}${args}`;
+    ? `${word ? LINE.takeOther : LINE.take} ${text.length}${args}${handOn}`
+    : `${word ? LINE.takeOtherWord : LINE.takeWord} ${
+      ansiC(text)
+    }${args}${handOn}`;
   const data = ascii ? text : "";
   // A command that may change the INT trap is followed by __bbn, which
   // puts the framing's handler back (keeping the user's to run first).

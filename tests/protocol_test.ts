@@ -82,7 +82,10 @@ test("callLines() hands the command over once, before the runner, and the id aft
       const head = text.slice(0, -id.length);
       ok(/(?:_\+z|\{ _\+z;\} 2>&-)\n$/.test(head), JSON.stringify(head));
       // The status of the call before, where it is not 0 or a word follows.
-      const args = word ? ` ${status} ${word}` : status ? ` ${status}` : "";
+      // A status other than 0 is handed on by the take step (`&&:`).
+      const args = `${
+        word ? ` ${status} ${word}` : status ? ` ${status}` : ""
+      }${status ? "&&:" : ""}`;
       // The command once: as data after a line that gives its length, or
       // (not ASCII) as one ANSI-C quoted word on the take's line.
       const first = head.slice(0, head.indexOf("\n") + 1);
