@@ -230,11 +230,12 @@ export function initScript(options: InitOptions): string {
   // (An interactive bash under errexit exits on a syntax error in an eval,
   // even in a condition: errexit is off while the check runs. An
   // assignment to a variable the user made read-only abandons the line:
-  // the framing's are first set through declare, which fails instead, and
-  // the shell exits.
   // __bbC is first made the refusal, so that a step that fails, such as a
-  // function call past a user's FUNCNEST, never leaves the previous command
-  // to run again. Words that look like assignments are quoted, for
+  // function call past a user's FUNCNEST or such an assignment, never
+  // leaves the previous command to run again; the refusal then finds the
+  // framing's variable that is read-only, and the shell exits. (declare,
+  // which fails instead of abandoning, cost bash more than the rest of the
+  // step: it is kept for the rare steps.) Words that look like assignments are quoted, for
   // \`set -k\`. __bbA is set once a user's alias was seen, so that the
   // aliases are counted only while there are none of the user's; a
   // command that mentions aliases counts them again on the next call.)
@@ -254,7 +255,7 @@ export function initScript(options: InitOptions): string {
   // time, and copies a function's body, which costs it less.)
   const enter = `[[ -z $__bbR ]]||{ command exec 2>&${
     options.separate ? SENTINEL_ERR_FD : SENTINEL_OUT_FD
-  };__bbR=; };builtin alias "__bbC=$__bbO";builtin declare -g "__bbq=\${2:-0}" "__bbY=" "__bbe=" "__bbW=" "__bbA=$__bbA"||builtin exit 113;[[ -n $__bbA || \${#BASH_ALIASES[@]} == ${FRAMING_ALIASES.length} ]]||__bbo;[[ $- != *e* ]]||{ builtin set +e;__bbW=1; };`;
+  };__bbR=; };builtin alias "__bbC=$__bbO";__bbq=\${2:-0} __bbY= __bbe= __bbW=;[[ -n $__bbA || \${#BASH_ALIASES[@]} == ${FRAMING_ALIASES.length} ]]||__bbo;[[ $- != *e* ]]||{ builtin set +e;__bbW=1; };`;
   // The take step returns the status of the call before: the runner's
   // line that follows starts with it as \`$?\` (where it is not 0 the
   // take's line ends in \`&&:\`, so that the failure fires no ERR trap and
@@ -297,7 +298,7 @@ $__bbc
   // The refusal returns 0 (so that no ERR trap and no errexit take it for
   // a failing command) and hands the frame its status, 2, in __bbe.
   const syntaxError =
-    `__bbN(){ __bbe=2;[[ -z $__bbY ]]||builtin printf '%s\\n' "$__bbY" >&17; } 17>&2 2>&-`;
+    `__bbN(){ [[ \${__bbq@a}\${__bbY@a}\${__bbe@a}\${__bbW@a}\${__bbA@a} != *r* ]]||builtin exit 113;__bbe=2;[[ -z $__bbY ]]||builtin printf '%s\\n' "$__bbY" >&17; } 17>&2 2>&-`;
   // Should stdout lead into a pipe that is not the session's (\`exec >
   // >(tee log)\`), what the command printed reaches the host through that
   // relay, after the frame: the trailer says so (flag !) and the host keeps

@@ -53,6 +53,12 @@ const breakers: string[] = [
   "shopt -s nullglob failglob",
   "readonly __bbc",
   "readonly __bbq",
+  // every variable the take step sets, by each way of making it read-only
+  ...["__bbY", "__bbe", "__bbW", "__bbA"].flatMap((v) => [
+    `readonly ${v}`,
+    `declare -r ${v}=x`,
+  ]),
+  "typeset -r __bbq=0",
   "readonly IFS",
   "readonly PATH",
   "LC_ALL=tr_TR.UTF-8",
