@@ -59,6 +59,8 @@ const LINE = {
   take: "_+p",
   /** The take step for a command as one ANSI-C quoted word. */
   takeWord: "_+P",
+  /** The take step for a command of plain words (see {@linkcode plainWords}). */
+  takePlain: "_+w",
   /** The take step of the other routes (see {@linkcode route}). */
   takeOther: "_+k",
   /** The same, for a command as one ANSI-C quoted word. */
@@ -79,6 +81,7 @@ const LINE = {
 const FRAMING_ALIASES = [
   LINE.take,
   LINE.takeWord,
+  LINE.takePlain,
   LINE.takeOther,
   LINE.takeOtherWord,
   LINE.run,
@@ -255,7 +258,7 @@ export function initScript(options: InitOptions): string {
   // time, and copies a function's body, which costs it less.)
   const enter = `[[ -z $__bbR ]]||{ command exec 2>&${
     options.separate ? SENTINEL_ERR_FD : SENTINEL_OUT_FD
-  };__bbR=; };builtin alias "__bbC=$__bbO";__bbq=\${2:-0} __bbY= __bbe= __bbW=;[[ -n $__bbA || \${#BASH_ALIASES[@]} == ${FRAMING_ALIASES.length} ]]||__bbo;[[ $- != *e* ]]||{ builtin set +e;__bbW=1; };`;
+  };__bbR=; };builtin alias "__bbC=$__bbO";__bbq=\${2:-0} __bbY= __bbe= __bbW=;[[ -n $__bbA || \${#BASH_ALIASES[@]} == ${FRAMING_ALIASES.length} ]]||__bbo;case $- in *e*)builtin set +e;__bbW=1;;esac;`;
   // The take step returns the status of the call before: the runner's
   // line that follows starts with it as \`$?\` (where it is not 0 the
   // take's line ends in \`&&:\`, so that the failure fires no ERR trap and
@@ -275,8 +278,15 @@ $__bbc
   const read =
     `builtin read -r -N "$1" -u ${SCRIPT_FD} __bbc||builtin exit 113;`;
   const word = 'builtin printf -v __bbc %s "$1"||builtin exit 113;';
+  // A command of plain words (see plainWords) leaves bash's parser no room
+  // to read it otherwise than the host's did: it runs at the top level
+  // without the check (with aliases of the user's, after it, through eval).
+  const plain = `${enter}if [[ -z $__bbA ]];then builtin alias "__bbC={
+$__bbc
+}";elif ${check};then ${status};${evaluate};else builtin eval '';fi;${leave}`;
   const take = [
     `__bbp(){ ${read}${common}`,
+    `__bbw(){ ${read}${plain}`,
     `__bbP(){ ${word}${common}`,
     `__bbk(){ ${read}${rare}`,
     `__bbK(){ ${word}${rare}`,
@@ -286,7 +296,7 @@ $__bbc
   // after this step, so they expand again; as functions the runner would
   // run the command inside a function, where \`declare\` makes a local.)
   const userAliases =
-    `__bbo(){ builtin local __bbH;[[ \${#BASH_ALIASES[@]} -ge ${FRAMING_ALIASES.length} ]]||builtin eval "$__bbRA";for __bbH in "\${!BASH_ALIASES[@]}";do [[ $__bbH == __bbC || $__bbH == _+[pPkKEXz] ]]||{ __bbA=1;builtin return 0; };done; }`;
+    `__bbo(){ builtin local __bbH;[[ \${#BASH_ALIASES[@]} -ge ${FRAMING_ALIASES.length} ]]||builtin eval "$__bbRA";for __bbH in "\${!BASH_ALIASES[@]}";do [[ $__bbH == __bbC || $__bbH == _+[pPkKwEXz] ]]||{ __bbA=1;builtin return 0; };done; }`;
   // (\`bash -n\` exits 0 after some syntax errors in \`[[ ]]\`: its
   // message tells; it warns of a here-document left open, and a command it
   // took may end in one, or in a backslash, so the eval then runs bare. A
@@ -406,6 +416,7 @@ $__bbc
   const takes: [string, string][] = [
     [LINE.take, "__bbp"],
     [LINE.takeWord, "__bbP"],
+    [LINE.takePlain, "__bbw"],
     [LINE.takeOther, "__bbk"],
     [LINE.takeOtherWord, "__bbK"],
   ];
@@ -447,11 +458,11 @@ $__bbc
     // set aside until then (as at a prompt, where Ctrl-C fires none). The
     // normal path pays nothing for this.
     // (Inverted twice, so that under errexit the skip is not a failure.)
-    "__bbd(){ ! [[ $BASH_COMMAND == __bb[!CE]* || $BASH_COMMAND == _+[pPkKz]* || ${FUNCNAME[1]} == __bb[!CE] || ${FUNCNAME[1]} == _+[pPkKz] ]]; }",
+    "__bbd(){ ! [[ $BASH_COMMAND == __bb[!CE]* || $BASH_COMMAND == _+[pPkKwz]* || ${FUNCNAME[1]} == __bb[!CE] || ${FUNCNAME[1]} == _+[pPkKwz] ]]; }",
     '__bbs(){ builtin return "$1"; }',
     '__bbS(){ builtin set -x;builtin return "$1"; } 2>&-',
     `__bbu(){ __bbI=;[[ -n $__bbG ]]||builtin shopt -u extdebug;${take};${frameEnd};[[ -z $__bbV ]]||{ builtin eval "$__bbV";__bbV=; };if [[ -n $__bbM ]];then builtin trap __bbg DEBUG;else builtin trap - DEBUG;fi; }`,
-    `__bbi(){ __bbI=1;[[ -z $__bbJ ]]||__bbj;__bbG=;[[ $BASHOPTS != *extdebug* ]]||__bbG=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbV=$(builtin trap -p ERR);case $__bbV in ""|"trap -- - ERR")__bbV=;;*)builtin trap '' ERR;;esac;__bbp(){ __bbu;__bbp "$@"; };__bbP(){ __bbu;__bbP "$@"; };__bbk(){ __bbu;__bbk "$@"; };__bbK(){ __bbu;__bbK "$@"; };__bbf(){ __bbu;__bbf 130; };builtin shopt -s extdebug;builtin trap "builtin break 1000 2>/dev/null;! __bbd" DEBUG; }`,
+    `__bbi(){ __bbI=1;[[ -z $__bbJ ]]||__bbj;__bbG=;[[ $BASHOPTS != *extdebug* ]]||__bbG=1;[[ $- != *e* ]]||{ builtin set +e;__bbK=1; };__bbV=$(builtin trap -p ERR);case $__bbV in ""|"trap -- - ERR")__bbV=;;*)builtin trap '' ERR;;esac;__bbp(){ __bbu;__bbp "$@"; };__bbP(){ __bbu;__bbP "$@"; };__bbw(){ __bbu;__bbw "$@"; };__bbk(){ __bbu;__bbk "$@"; };__bbK(){ __bbu;__bbK "$@"; };__bbf(){ __bbu;__bbf 130; };builtin shopt -s extdebug;builtin trap "builtin break 1000 2>/dev/null;! __bbd" DEBUG; }`,
     // A user's INT trap (kept by __bbn, below) runs first, as at a prompt;
     // the framing's handler stays, so a deadline still stops the command.
     // (Under \`set -T\` a user's DEBUG trap also fires in the command
@@ -585,7 +596,9 @@ export function callLines(command: string, id: string, mode: CallMode): string {
   // keeps it from firing an ERR trap or errexit.)
   const handOn = mode.status === 0 ? "" : "&&:";
   const take = ascii
-    ? `${word ? LINE.takeOther : LINE.take} ${text.length}${args}${handOn}`
+    ? `${
+      word ? LINE.takeOther : plainWords(text) ? LINE.takePlain : LINE.take
+    } ${text.length}${args}${handOn}`
     : `${word ? LINE.takeOtherWord : LINE.takeWord} ${
       ansiC(text)
     }${args}${handOn}`;
@@ -649,6 +662,53 @@ export function route(command: string): { word: string; text: string } {
   const backslash = /(?:^|[^\\])(?:\\\\)*\\$/.test(command);
   return { word: "", text: backslash ? `${command}\\` : command };
 }
+
+/**
+ * Words and operators only: no quote, expansion, bracket, brace, comment,
+ * backslash, newline, here-document or reserved word, so bash's parser
+ * reads the command as the host's did (\`ls -la /tmp\`, \`npm test 2>&1 |
+ * tail -5\`, \`cd src && make\`); such a command skips bash's check.
+ */
+export function plainWords(command: string): boolean {
+  if (!PLAIN.test(command) || command.includes("<<")) return false;
+  // Redirections of the plain forms only (\`2>&1\`, \`>/dev/null\`,
+  // \`< in.txt\`), each ending where a word may: after them no \`<\` or
+  // \`>\` may remain (\`> 2>&1\` reads a target to bash that it is not).
+  if (command.replace(REDIRECTION, " ").replace(/[^<>]/g, "") !== "") {
+    return false;
+  }
+  // (A \`[\` only as a word of its own, the test command: after a name,
+  // bash's lexer reads it as an array subscript, up to a \`]\` it may find
+  // lines later.)
+  return !command.split(/[\s|&;<>]+/).some((w) =>
+    RESERVED.has(w) || (w !== "[" && w.includes("["))
+  );
+}
+
+const REDIRECTION =
+  /(?<=^|[\s|&;])\d?(?:[<>]&(?:\d|-)|(?:>>?|<|&>|&>>|>\|)[ \t]*(?![\d&|;<>\s])[^\s|&;<>]+)(?=$|[\s|&;])/g;
+const PLAIN = /^[A-Za-z0-9_./:=,+@%^~*?[\]\t |&;<>-]+$/;
+const RESERVED = new Set([
+  "[[",
+  "]]",
+  "case",
+  "coproc",
+  "do",
+  "done",
+  "elif",
+  "else",
+  "esac",
+  "fi",
+  "for",
+  "function",
+  "if",
+  "in",
+  "select",
+  "then",
+  "time",
+  "until",
+  "while",
+]);
 
 /** Changes how bash reads the lines after it: aliases, extglob. */
 const DEFINES_READING = /alias|BASH_ALIASES|extglob/;

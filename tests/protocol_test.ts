@@ -7,6 +7,7 @@ import {
   initScript,
   needle,
   parseTrailer,
+  plainWords,
   randomId,
   route,
 } from "../core/_protocol.ts";
@@ -47,6 +48,111 @@ function variants(count: number, seed: number): string[] {
   }
   return out;
 }
+
+test("plainWords() takes only commands bash's parser reads as the host's does", async () => {
+  for (
+    const command of [
+      "ls -la /tmp",
+      "npm test 2>&1 | tail -5",
+      "cd src && make",
+      "[ -f x ] && echo y",
+      "echo hi; true",
+      "sleep 1 &",
+      "a=1 b=2 env",
+    ]
+  ) ok(plainWords(command), command);
+  for (
+    const command of [
+      'echo "hi"',
+      "echo $HOME",
+      "if true; then :; fi",
+      "time ls",
+      "cat <<EOF\nx\nEOF",
+      "a=(1)",
+      "echo \\",
+      "echo a#b",
+      "ls\nls",
+      "[[ -f x ]]",
+      "ls a[1",
+      "a[1]=x",
+      "{ ls; }",
+      "echo é",
+      "",
+    ]
+  ) ok(!plainWords(command), command);
+  // Generated: every command it takes (and the host's parser reads) is one
+  // complete command to bash too, in the group the take step puts it in.
+  const words = [
+    "ls",
+    "-la",
+    "a=b",
+    "x*",
+    "[",
+    "]",
+    "2>&1",
+    ">",
+    ">>",
+    "<",
+    "|",
+    "||",
+    "&&",
+    ";",
+    "&",
+    "|&",
+    "&>",
+    ">&-",
+    "do",
+    "done",
+    "in",
+    "then",
+    "fi",
+    "esac",
+    "!",
+    "{",
+    "}",
+    "%1",
+    "~",
+    "@",
+    "^",
+    ";;",
+    "<&",
+    "2",
+    "1>&2",
+    ">/dev/null",
+    "2>>log",
+    "<in",
+    ">|",
+    "&>>",
+  ];
+  let state = 17;
+  const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31);
+  const taken: string[] = [];
+  for (let i = 0; i < 20000 && taken.length < 1500; i++) {
+    const n = 1 + next() % 6;
+    const command = Array.from(
+      { length: n },
+      () => words[next() % words.length],
+    ).join(next() % 3 === 0 ? "" : " ");
+    if (route(command).word === "" && plainWords(command)) {
+      taken.push(command);
+    }
+  }
+  ok(taken.length > 100, `${taken.length} generated commands taken`);
+  const script = taken.map((c) =>
+    `if builtin eval ${
+      ansiC(`true||{\n${c}\n}`)
+    } 2>/dev/null;then echo ok;else echo refused;fi`
+  ).join("\n");
+  const r = await exec(["bash", "--noprofile", "--norc", "-c", script]);
+  const verdicts = r.stdout.text.trim().split("\n");
+  equal(verdicts.length, taken.length, r.stderr.text);
+  const refused = taken.filter((_, i) => verdicts[i] !== "ok");
+  deepEqual(
+    refused,
+    [],
+    `bash refused what plainWords took: ${JSON.stringify(refused)}`,
+  );
+});
 
 test("ansiC() gives bash back every string as it was", async () => {
   const strings = ["", "plain", ...variants(300, 7)];
@@ -91,12 +197,13 @@ test("callLines() hands the command over once, before the runner, and the id aft
       const first = head.slice(0, head.indexOf("\n") + 1);
       // deno-lint-ignore no-control-regex
       if (/^[\x00-\x7f]*$/.test(taken)) {
-        const m = /^_\+([pk]) (\d+)(.*)\n$/.exec(first);
+        const m = /^_\+([pkw]) (\d+)(.*)\n$/.exec(first);
         ok(m, first);
         equal(Number(m![2]), taken.length);
         equal(m![3], args, first);
         // The common take step for the top level, the other for the rest.
         equal(m![1] === "k", word !== "", first);
+        equal(m![1] === "w", word === "" && plainWords(taken), first);
         ok(head.slice(first.length).startsWith(taken), JSON.stringify(head));
         ok(!head.slice(first.length + taken.length).includes(taken) || !taken);
       } else {
