@@ -75,8 +75,8 @@ const LINE = {
 /**
  * The framing's own aliases: the runners, the command's unit (set by the
  * take step of every call) and the frame. Their count is how the take step
- * tells, without looking at every alias, that the user has none of their
- * own.
+ * tells that they are all there, and their names (noted at start) that the
+ * user has none of their own.
  */
 const FRAMING_ALIASES = [
   LINE.take,
@@ -235,13 +235,15 @@ export function initScript(options: InitOptions): string {
   // assignment to a variable the user made read-only abandons the line:
   // __bbC is first made the refusal, so that a step that fails, such as a
   // function call past a user's FUNCNEST or such an assignment, never
-  // leaves the previous command to run again; the refusal then finds the
-  // framing's variable that is read-only, and the shell exits. (declare,
+  // leaves the previous command to run again (it comes first, before any
+  // assignment); the refusal then finds the framing's variable that is
+  // read-only (any of them, by the names bash lists), and the shell exits. (declare,
   // which fails instead of abandoning, cost bash more than the rest of the
   // step: it is kept for the rare steps.) Words that look like assignments are quoted, for
   // \`set -k\`. __bbA is set once a user's alias was seen, so that the
   // aliases are counted only while there are none of the user's; a
-  // command that mentions aliases counts them again on the next call.)
+  // command that mentions aliases has their names compared on the next
+  // call.)
   const status = "__bbc+=$__bbS";
   // (The eval's unit and the refusal's are kept in __bbU and __bbO: under
   // xtrace they run in a group whose stderr is closed, so that only the
@@ -256,9 +258,10 @@ export function initScript(options: InitOptions): string {
   // the next command: the frame's group, which closes it, would undo it
   // there. Here, not on the frame's line: bash parses an alias's text every
   // time, and copies a function's body, which costs it less.)
-  const enter = `[[ -z $__bbR ]]||{ command exec 2>&${
-    options.separate ? SENTINEL_ERR_FD : SENTINEL_OUT_FD
-  };__bbR=; };builtin alias "__bbC=$__bbO";__bbq=\${2:-0} __bbY= __bbe= __bbW=;[[ -n $__bbA || \${#BASH_ALIASES[@]} == ${FRAMING_ALIASES.length} ]]||__bbo;case $- in *e*)builtin set +e;__bbW=1;;esac;`;
+  const enter =
+    `builtin alias "__bbC=$__bbO";[[ -z $__bbR ]]||{ command exec 2>&${
+      options.separate ? SENTINEL_ERR_FD : SENTINEL_OUT_FD
+    };__bbR=; };__bbq=\${2:-0} __bbY= __bbe= __bbW=;[[ $__bbA == 1 || -z $__bbA && \${#BASH_ALIASES[@]} == ${FRAMING_ALIASES.length} ]]||__bbo;case $- in *e*)builtin set +e;__bbW=1;;esac;`;
   // The take step returns the status of the call before: the runner's
   // line that follows starts with it as \`$?\` (where it is not 0 the
   // take's line ends in \`&&:\`, so that the failure fires no ERR trap and
@@ -270,7 +273,7 @@ export function initScript(options: InitOptions): string {
 $__bbc
 }";else builtin eval '';fi;${leave}`;
   const rare =
-    `${enter}if [[ $3 == e ]];then __bbA=;if ${check} 2>&-;then ${status};else builtin eval '';fi;${evaluate};elif [[ $3 == c || -n $__bbA ]];then if ${check} 2>&-;then ${status};${evaluate};else __bby;fi;else __bby;fi;${leave}`;
+    `${enter}if [[ $3 == e ]];then __bbA=?;if ${check} 2>&-;then ${status};else builtin eval '';fi;${evaluate};elif [[ $3 == c || -n $__bbA ]];then if ${check} 2>&-;then ${status};${evaluate};else __bby;fi;else __bby;fi;${leave}`;
   // The command comes as data after the take's line, its length in bytes
   // the line's first word: read takes it in one go (bash reads its script
   // one byte at a time). read counts characters, so a command of other
@@ -295,8 +298,13 @@ $__bbc
   // made again here: the call's next lines (the runner, the frame) are read
   // after this step, so they expand again; as functions the runner would
   // run the command inside a function, where \`declare\` makes a local.)
+  // (The user has aliases of their own unless the names are the framing's,
+  // as noted at start in __bbAK. Each call counts them, which is cheaper;
+  // after a command that mentions aliases (__bbA is ? then) the names are
+  // compared: a count alone misses an alias of the user's made in place of
+  // one of the framing's it removed.)
   const userAliases =
-    `__bbo(){ builtin local __bbH;[[ \${#BASH_ALIASES[@]} -ge ${FRAMING_ALIASES.length} ]]||builtin eval "$__bbRA";for __bbH in "\${!BASH_ALIASES[@]}";do [[ $__bbH == __bbC || $__bbH == _+[pPkKwEXz] ]]||{ __bbA=1;builtin return 0; };done; }`;
+    `__bbo(){ [[ \${#BASH_ALIASES[@]} -ge ${FRAMING_ALIASES.length} ]]||builtin eval "$__bbRA";if [[ "\${!BASH_ALIASES[*]}" == "$__bbAK" ]];then __bbA=;else __bbA=1;fi; }`;
   // (\`bash -n\` exits 0 after some syntax errors in \`[[ ]]\`: its
   // message tells; it warns of a here-document left open, and a command it
   // took may end in one, or in a backslash, so the eval then runs bare. A
@@ -308,7 +316,7 @@ $__bbc
   // The refusal returns 0 (so that no ERR trap and no errexit take it for
   // a failing command) and hands the frame its status, 2, in __bbe.
   const syntaxError =
-    `__bbN(){ [[ \${__bbq@a}\${__bbY@a}\${__bbe@a}\${__bbW@a}\${__bbA@a} != *r* ]]||builtin exit 113;__bbe=2;[[ -z $__bbY ]]||builtin printf '%s\\n' "$__bbY" >&17; } 17>&2 2>&-`;
+    `__bbN(){ builtin set -- \${!__bb@};while (($#));do [[ \${!1@a} != *r* ]]||builtin exit 113;builtin shift;done;__bbe=2;[[ -z $__bbY ]]||builtin printf '%s\\n' "$__bbY" >&17; } 17>&2 2>&-`;
   // Should stdout lead into a pipe that is not the session's (\`exec >
   // >(tee log)\`), what the command printed reaches the host through that
   // relay, after the frame: the trailer says so (flag !) and the host keeps
@@ -509,6 +517,9 @@ $__bbc
         [name, body],
       ) => `${name}=${shellQuote(body)}`).join(" ")
     }`,
+    // (The names of the framing's aliases as bash lists them; where a
+    // profile made aliases of its own, none: the user has aliases.)
+    `[[ \${#BASH_ALIASES[@]} == ${FRAMING_ALIASES.length} ]]&&__bbAK="\${!BASH_ALIASES[*]}"||__bbAK=-`,
     // (What __bbo runs to make the framing's aliases again; not __bbC, which
     // the take step has just set.)
     `__bbRA=${
@@ -670,7 +681,7 @@ export function route(command: string): { word: string; text: string } {
  * tail -5\`, \`cd src && make\`); such a command skips bash's check.
  */
 export function plainWords(command: string): boolean {
-  if (!PLAIN.test(command) || command.includes("<<")) return false;
+  if (!PLAIN.test(command) || /<<|&>>/.test(command)) return false;
   // Redirections of the plain forms only (\`2>&1\`, \`>/dev/null\`,
   // \`< in.txt\`), each ending where a word may: after them no \`<\` or
   // \`>\` may remain (\`> 2>&1\` reads a target to bash that it is not).
@@ -686,7 +697,7 @@ export function plainWords(command: string): boolean {
 }
 
 const REDIRECTION =
-  /(?<=^|[\s|&;])\d?(?:[<>]&(?:\d|-)|(?:>>?|<|&>|&>>|>\|)[ \t]*(?![\d&|;<>\s])[^\s|&;<>]+)(?=$|[\s|&;])/g;
+  /(?<=^|[\s|&;])\d?(?:[<>]&(?:\d|-)|(?:>>?|<|&>|>\|)[ \t]*(?![\d&|;<>\s])[^\s|&;<>]+)(?=$|[\s|&;])/g;
 const PLAIN = /^[A-Za-z0-9_./:=,+@%^~*?[\]\t |&;<>-]+$/;
 const RESERVED = new Set([
   "[[",

@@ -59,6 +59,12 @@ const breakers: string[] = [
     `declare -r ${v}=x`,
   ]),
   "typeset -r __bbq=0",
+  // a framing variable with a value, read-only before the take step's
+  // first assignment (in a function, through a nameref)
+  "readonly __bbR=1",
+  "f(){ declare -gr __bbR=x; }; f",
+  "declare -n __bbR=T; readonly T=1",
+  "readonly __bbH",
   "readonly IFS",
   "readonly PATH",
   "LC_ALL=tr_TR.UTF-8",
@@ -88,6 +94,26 @@ for (const [i, breaker] of breakers.entries()) {
     }
   });
 }
+
+test("BashSession.run(): an alias of the user's in place of one of the framing's is seen", async () => {
+  // The count of aliases is the same; a here-document in the alias would
+  // read the framing's lines as its body if the command ran unchecked.
+  for (
+    const setup of [
+      'unalias _+K; alias hd="cat <<EOF"',
+      'unalias _+E; alias hd="cat <<EOF"',
+      'readonly __bbH; unalias _+K; alias hd="cat <<EOF"',
+    ]
+  ) {
+    await using s = new BashSession({ timeoutMs: 8000 });
+    await s.run(setup);
+    const r = await s.run("hd");
+    equal(r.timedOut, false, `${setup}: ${JSON.stringify(r)}`);
+    const mark = crypto.randomUUID();
+    const next = await s.run(`echo ${mark}`);
+    equal(next.output.text, `${mark}\n`, setup);
+  }
+});
 
 test("BashSession.run(): declare -f, set and typeset -p do not end the command", async () => {
   await using s = new BashSession();
