@@ -11,7 +11,7 @@
  * @module
  */
 
-import { parse } from "../shell/parse.ts";
+import { parse, RESERVED_WORDS } from "../shell/parse.ts";
 
 const encoder = new TextEncoder();
 
@@ -233,14 +233,14 @@ export function initScript(options: InitOptions): string {
   // (An interactive bash under errexit exits on a syntax error in an eval,
   // even in a condition: errexit is off while the check runs. An
   // assignment to a variable the user made read-only abandons the line:
-  // __bbC is first made the refusal, so that a step that fails, such as a
-  // function call past a user's FUNCNEST or such an assignment, never
-  // leaves the previous command to run again (it comes first, before any
-  // assignment); the refusal then finds the framing's variable that is
-  // read-only (any of them, by the names bash lists), and the shell exits. (declare,
-  // which fails instead of abandoning, cost bash more than the rest of the
-  // step: it is kept for the rare steps.) Words that look like assignments are quoted, for
-  // \`set -k\`. __bbA is set once a user's alias was seen, so that the
+  // __bbC is first made the refusal, before any assignment, so that a step
+  // that fails, such as a function call past a user's FUNCNEST or such an
+  // assignment, never leaves the previous command to run again; the
+  // refusal then finds the framing's variable that is read-only (any of
+  // them, by the names bash lists), and the shell exits. (declare, which
+  // fails instead of abandoning, cost bash more than the rest of the step:
+  // it is kept for the rare steps.) Words that look like assignments are
+  // quoted, for \`set -k\`. __bbA is set once a user's alias was seen, so that the
   // aliases are counted only while there are none of the user's; a
   // command that mentions aliases has their names compared on the next
   // call.)
@@ -268,10 +268,19 @@ export function initScript(options: InitOptions): string {
   // no errexit; see callLines).
   const leave =
     '[[ -z $__bbW ]]||{ builtin set -e;__bbW=; };builtin return "$__bbq"; }';
-  const common =
-    `${enter}if [[ -n $__bbA ]];then if ${check};then ${status};${evaluate};else builtin eval '';fi;elif ${check};then builtin alias "__bbC={
+  // (With aliases of the user's: eval after the check. Else at the top
+  // level: after the check, or without it for a command of plain words,
+  // which leaves bash's parser no room to read it otherwise than the
+  // host's did; see plainWords.)
+  const aliased =
+    `if ${check};then ${status};${evaluate};else builtin eval '';fi`;
+  const topLevel = `builtin alias "__bbC={
 $__bbc
-}";else builtin eval '';fi;${leave}`;
+}"`;
+  const common =
+    `${enter}if [[ -n $__bbA ]];then ${aliased};elif ${check};then ${topLevel};else builtin eval '';fi;${leave}`;
+  const plain =
+    `${enter}if [[ -n $__bbA ]];then ${aliased};else ${topLevel};fi;${leave}`;
   const rare =
     `${enter}if [[ $3 == e ]];then __bbA=?;if ${check} 2>&-;then ${status};else builtin eval '';fi;${evaluate};elif [[ $3 == c || -n $__bbA ]];then if ${check} 2>&-;then ${status};${evaluate};else __bby;fi;else __bby;fi;${leave}`;
   // The command comes as data after the take's line, its length in bytes
@@ -281,12 +290,6 @@ $__bbc
   const read =
     `builtin read -r -N "$1" -u ${SCRIPT_FD} __bbc||builtin exit 113;`;
   const word = 'builtin printf -v __bbc %s "$1"||builtin exit 113;';
-  // A command of plain words (see plainWords) leaves bash's parser no room
-  // to read it otherwise than the host's did: it runs at the top level
-  // without the check (with aliases of the user's, after it, through eval).
-  const plain = `${enter}if [[ -z $__bbA ]];then builtin alias "__bbC={
-$__bbc
-}";elif ${check};then ${status};${evaluate};else builtin eval '';fi;${leave}`;
   const take = [
     `__bbp(){ ${read}${common}`,
     `__bbw(){ ${read}${plain}`,
@@ -369,7 +372,9 @@ $__bbc
   // __bbFW: bash copies a function's body on every call, so that rare step
   // stays out of it, and an eval is no call. (The xtrace step stays in the
   // body: under xtrace it runs every call, and its eval would cost more
-  // than the copy.))
+  // than the copy. Once the frame has turned xtrace off before, that step
+  // only runs \`set +x\`: nothing is assigned, so nothing needs the check
+  // that the framing's variables are not read-only.)
   // A prompt drops finished jobs from the job table once the command has
   // ended, before it shows the next prompt; a shell that reads a script
   // named on its command line (as this one does) keeps them, so that
@@ -379,9 +384,6 @@ $__bbc
   // statuses stay with \`wait PID\`. A background job that ends between
   // two calls is listed as Done by a \`jobs\` of the next, as at a terminal
   // where it ended while the next line was being typed.
-  // (Under xtrace, once the frame has turned it off before, only \`set +x\`
-  // is needed: nothing is assigned, so nothing needs the check that the
-  // framing's variables are not read-only.)
   const frameTrace =
     `if [[ $__bbX == x && -z $__bbK && $- == *x* ]];then builtin set +x;else builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi;fi`;
   const frameElsewhere =
@@ -692,34 +694,13 @@ export function plainWords(command: string): boolean {
   // bash's lexer reads it as an array subscript, up to a \`]\` it may find
   // lines later.)
   return !command.split(/[\s|&;<>]+/).some((w) =>
-    RESERVED.has(w) || (w !== "[" && w.includes("["))
+    RESERVED_WORDS.has(w) || (w !== "[" && w.includes("["))
   );
 }
 
 const REDIRECTION =
   /(?<=^|[\s|&;])\d?(?:[<>]&(?:\d|-)|(?:>>?|<|&>|>\|)[ \t]*(?![\d&|;<>\s])[^\s|&;<>]+)(?=$|[\s|&;])/g;
 const PLAIN = /^[A-Za-z0-9_./:=,+@%^~*?[\]\t |&;<>-]+$/;
-const RESERVED = new Set([
-  "[[",
-  "]]",
-  "case",
-  "coproc",
-  "do",
-  "done",
-  "elif",
-  "else",
-  "esac",
-  "fi",
-  "for",
-  "function",
-  "if",
-  "in",
-  "select",
-  "then",
-  "time",
-  "until",
-  "while",
-]);
 
 /** Changes how bash reads the lines after it: aliases, extglob. */
 const DEFINES_READING = /alias|BASH_ALIASES|extglob/;

@@ -210,7 +210,19 @@ export class ParseError extends Error {
   }
 }
 
-const RESERVED = new Set([
+/**
+ * bash's reserved words: in command position they open or close a compound
+ * command instead of naming a program.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { RESERVED_WORDS } from "./parse.ts";
+ * assert.ok(RESERVED_WORDS.has("done"));
+ * assert.ok(!RESERVED_WORDS.has("ls"));
+ * ```
+ */
+export const RESERVED_WORDS: ReadonlySet<string> = new Set([
   "if",
   "then",
   "elif",
@@ -364,7 +376,7 @@ class Parser {
     );
     if (!m) return null;
     const w = m[0];
-    if (!RESERVED.has(w)) return null;
+    if (!RESERVED_WORDS.has(w)) return null;
     const next = this.src[this.pos + w.length] ?? "";
     if (next === "" || META.has(next)) return w;
     return null;
