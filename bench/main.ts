@@ -7,8 +7,10 @@
  * floor of this machine. Runs on Deno (`deno run -A bench/main.ts`), Bun
  * (`bun bench/main.ts`) and Node 24 (`node bench/main.ts`). `--json` prints one object per measurement;
  * `--quick` shrinks every size for a smoke run; `--only <step>` runs one step
- * (`round trip`, `detection`, `exec overhead`, `kill`, `drain`,
- * `many sessions`, `mcp`, `guardian`, `egress`, `containment`, `start-up`). `egress`
+ * (`round trip`, `hot path`, `framing`, `journal`, `detection`,
+ * `exec overhead`, `kill`, `drain`, `many sessions`, `mcp`, `guardian`,
+ * `egress`, `containment`, `start-up`). `framing` times the protocol's
+ * properties one by one from the floor up (bench/framing.ts). `egress`
  * measures formatting and redaction throughput (on vs off) and the terminal
  * model's worst cases (bench/egress.ts). `mcp` drives `BashMcp`
  * over loopback HTTP with the official MCP client: 50 sessions x 20
@@ -36,6 +38,7 @@ import { BashSession, exec } from "../mod.ts";
 import { containmentBench } from "./containment.ts";
 import { egressBench } from "./egress.ts";
 import { hotPath } from "./hot_path.ts";
+import { framingLadder } from "./framing.ts";
 import { Floor, timeInterleaved } from "./_interleave.ts";
 import { journalReplay, journalRoundTrip } from "./journal.ts";
 import { pump, RUNTIME, spawnGroup } from "../runtime/_runtime.ts";
@@ -1025,6 +1028,31 @@ async function hotPathRows(): Promise<void> {
 }
 
 /**
+ * The framing ladder (bench/framing.ts): what each property of the protocol
+ * costs a round trip, from the floor up, with the same bare host; then
+ * bashbox's own framing with that host, and bashbox. It says where the
+ * plain round trip's distance to the floor comes from.
+ */
+async function framingRows(): Promise<void> {
+  const ladder = await framingLadder({ n: QUICK ? 200 : 2000 });
+  for (const r of ladder) {
+    rows.push({
+      name: `framing ladder: ${r.name}`,
+      impl: r.name === "floor"
+        ? "floor"
+        : r.name === "bashbox"
+        ? "bashbox"
+        : "rung",
+      runtime,
+      unit: "µs",
+      p50: r.p50,
+      p99: r.p99,
+      ratioToFloor: r.ratioToFloor,
+    });
+  }
+}
+
+/**
  * The state journal (bench/journal.ts): round trips with it on and off, back
  * to back and with a pause between calls, and the replay of a large state.
  */
@@ -1119,6 +1147,7 @@ for (
   const [label, step] of [
     ["round trip", roundTrip],
     ["hot path", hotPathRows],
+    ["framing", framingRows],
     ["journal", journalRows],
     ["detection", detection],
     // Before the drain: Deno's detached spawn forks, and fork costs grow with the heap.
