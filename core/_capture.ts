@@ -33,6 +33,7 @@ export const DEFAULT_HEAD_BYTES = 256 * 1024;
 export const DEFAULT_TAIL_BYTES = 768 * 1024;
 
 const decoder = new TextDecoder("utf-8", { fatal: false });
+const EMPTY = new Uint8Array(0);
 
 /** The marker line put between head and tail when bytes were dropped. */
 export function omissionMarker(omittedBytes: number): string {
@@ -62,7 +63,7 @@ export function checkByteLimit(name: string, value: unknown): number {
 export class CaptureBuffer {
   readonly #headMax: number;
   readonly #tailMax: number;
-  #head: Uint8Array = new Uint8Array(0);
+  #head: Uint8Array = EMPTY;
   #headLen = 0;
   #tail: Uint8Array | null = null;
   #tailEnd = 0; // next write index in the ring
@@ -132,7 +133,7 @@ export class CaptureBuffer {
 
   #tailBytes(): Uint8Array {
     const tail = this.#tail;
-    if (tail === null || this.#tailLen === 0) return new Uint8Array(0);
+    if (tail === null || this.#tailLen === 0) return EMPTY;
     if (this.#tailLen < this.#tailMax) {
       return tail.subarray(0, this.#tailLen);
     }
