@@ -727,6 +727,102 @@ test("BashSession.run(): finished jobs leave the job table once each command end
   }
 });
 
+test("BashSession.run(): within a command, a finished job leaves the job table as at a prompt", async () => {
+  await using s = new BashSession({ cwd: "/tmp" });
+  // Each foreground shape, then in the same command line: jobs lists no
+  // finished job (bash drops them as each ends while it is interactive),
+  // %1 is the background job started after it, wait -n waits for that
+  // job, and wait PID returns a background job's status.
+  const foreground = [
+    "ls >/dev/null",
+    "true | cat >/dev/null",
+    "(exit 3)",
+    "cat </dev/null; ls -d / >/dev/null",
+    'x=$(ls /); : "$x"',
+    "for i in 1 2 3; do /bin/true; done",
+    "{ ls / | head -1; } >/dev/null",
+  ];
+  for (const command of foreground) {
+    for (
+      const [line, expected] of [
+        [`${command}; jobs`, ""],
+        [`f(){ ${command}; jobs; }; f`, ""],
+        [`${command}; (exit 5) & wait -n; echo $?`, "5\n"],
+        [
+          `${command}; (exit 6) & p=$!; sleep 0.2; wait $p; echo $?`,
+          "6\n",
+        ],
+      ] as const
+    ) {
+      const r = await s.run(line);
+      equal(r.output.text, expected, line);
+      equal(r.restarted, false, line);
+    }
+    const mark = marker();
+    const killed = await s.run(
+      `${command}; sleep ${mark} & kill %1; wait %1; echo $?`,
+    );
+    equal(killed.output.text, "143\n", command);
+    deepEqual(await gone(mark), [], `kill %1 ended the sleep after ${command}`);
+  }
+  // The status of the call before reaches the command; wait is not cut
+  // short by a child that ends; where nothing reads the job table no trap
+  // is set.
+  equal((await s.run("(exit 3)")).exitCode, 3);
+  equal((await s.run('echo "$?"; jobs')).output.text, "3\n");
+  equal(
+    (await s.run("sleep 0.3 & sleep 0.1 & wait; echo $?")).output.text,
+    "0\n",
+  );
+  equal((await s.run("trap -p CHLD")).output.text, "");
+  // The framing's step keeps $_, shows nothing under xtrace, and holds
+  // under set -eu and a user's FUNCNEST.
+  equal((await s.run('ls / >/dev/null; echo "$_"')).output.text, "/\n");
+  equal(
+    (await s.run("set -x; /bin/true; /bin/true; jobs; set +x")).output.text,
+    "+ /bin/true\n+ /bin/true\n+ jobs\n+ set +x\n",
+  );
+  equal(
+    (await s.run("set -eu; /bin/true; jobs; echo ok; set +eu")).output.text,
+    "ok\n",
+  );
+  const nested = await s.run(
+    "FUNCNEST=1; g(){ /bin/true; jobs; echo ok; }; g; unset FUNCNEST",
+  );
+  equal(nested.output.text, "ok\n");
+  equal(nested.restarted, false);
+  // A user's DEBUG trap sees the user's commands only (the step is left off
+  // while it is set: finished jobs then leave when the command ends).
+  await s.run("trap 'echo D' DEBUG");
+  equal((await s.run("/bin/true; /bin/true")).output.text, "D\nD\n");
+  await s.run("trap - DEBUG");
+  equal((await s.run("ls >/dev/null; jobs")).output.text, "");
+  // A user's CHLD trap is theirs: it fires once a child, the step is off
+  // until it is removed.
+  await s.run("trap 'echo C' CHLD");
+  equal((await s.run("/bin/true")).output.text, "C\n");
+  await s.run("trap - CHLD");
+  equal((await s.run("ls >/dev/null; jobs")).output.text, "");
+  // In posix mode a trapped CHLD cuts wait short (status 145): the step is
+  // off there, from the command that turns it on.
+  for (
+    const on of ["set -o posix", "shopt -so posix", "POSIXLY_CORRECT=1"]
+  ) {
+    equal((await s.run("(exit 3)")).exitCode, 3);
+    const r = await s.run(
+      `echo "$?"; ${on}; (sleep 0.2; exit 4) & wait $!; echo "$?"`,
+    );
+    equal(r.output.text, "3\n4\n", on);
+    equal(
+      (await s.run("sleep 0.1 & sleep 0.2 & wait; echo $?")).output.text,
+      "0\n",
+      on,
+    );
+    await s.run("set +o posix; unset POSIXLY_CORRECT");
+    equal((await s.run("ls >/dev/null; jobs")).output.text, "", on);
+  }
+});
+
 test("BashSession.run(): a call past FUNCNEST abandons the command line, not the shell", async () => {
   await using s = new BashSession({ cwd: "/tmp" });
   await s.run("keep=yes");
