@@ -157,18 +157,6 @@ function checkNest(depth: number): { open: string; close: string } {
   };
 }
 
-/**
- * A command that may read the job table (\`jobs\`, \`wait\`, \`kill\`,
- * \`fg\`, \`bg\`, \`disown\`, \`compgen\`, a \`%\` job spec) runs with the
- * framing's CHLD trap (see initScript). Where this shell reads no job
- * table, nothing can tell the difference, and a child costs nothing more.
- */
-const READS_JOBS =
-  /(?:^|[\s;&|()`{}!])(?:(?:jobs|wait|kill|fg|bg|disown|compgen)(?=$|[\s;&|()`{}<>])|%)/;
-
-/** A command that may turn posix mode on, where a trapped CHLD cuts \`wait\` short. */
-const MENTIONS_POSIX = /posix|POSIXLY_CORRECT/;
-
 /** The script the session's bash runs once at start (after the bootstrap line). */
 export function initScript(options: InitOptions): string {
   const nest = checkNest(8);
@@ -397,7 +385,7 @@ $__bbc
   // two calls is listed as Done by a \`jobs\` of the next, as at a terminal
   // where it ended while the next line was being typed.
   const frameTrace =
-    `[[ -z $__bbHC ]]||{ builtin trap - CHLD;__bbHC=; };if [[ $__bbX == x && -z $__bbK && $- == *x* ]];then builtin set +x;else builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi;fi`;
+    `if [[ $__bbX == x && -z $__bbK && $- == *x* ]];then builtin set +x;else builtin declare -g "__bbK=$__bbK" "__bbX=$__bbX" "__bbU=$__bbU" "__bbO=$__bbO"||builtin exit 113;[[ -z $__bbK ]]||{ builtin set -e;__bbK=; };if [[ $- == *x* ]];then builtin set +x;[[ -n $__bbX ]]||__bbX=x __bbU=$__bbu __bbO=$__bbo;elif [[ -n $__bbX ]];then __bbX= __bbU=$__bbv __bbO=__bbN;fi;fi`;
   const frameElsewhere =
     `if [[ ! -e /proc/$$/fd/${SENTINEL_OUT_FD} ]]&&{ builtin eval "$__bbRS";[[ -e /proc/$$/fd/${SENTINEL_OUT_FD} ]]||{ [[ -p /proc/$$/fd/1 || -S /proc/$$/fd/1 ]]&&command exec ${SENTINEL_OUT_FD}>&1; }; };then ${
       print("", "")
@@ -405,7 +393,7 @@ $__bbc
       print("!", ` >&${SENTINEL_OUT_FD}`)
     };else ${print("", ` >&${SENTINEL_OUT_FD}`)};fi`;
   const frameEnd =
-    `__bbf(){ builtin jobs -n >&-;builtin read -r -N ${ID_LENGTH} -u ${SCRIPT_FD} __bbh||builtin exit 113;if [[ $- == *x* || -n $__bbK$__bbX$__bbHC ]];then ${frameTrace};fi;if [[ /proc/$$/fd/1 -ef /proc/$$/fd/${SENTINEL_OUT_FD} ]];then ${
+    `__bbf(){ builtin jobs -n >&-;builtin read -r -N ${ID_LENGTH} -u ${SCRIPT_FD} __bbh||builtin exit 113;if [[ $- == *x* || -n $__bbK$__bbX ]];then ${frameTrace};fi;if [[ /proc/$$/fd/1 -ef /proc/$$/fd/${SENTINEL_OUT_FD} ]];then ${
       print("", "")
     };else builtin eval "$__bbFW";fi${errFrame}; }`;
   // Under \`set -x\` the framing's own commands must not be traced: xtrace
@@ -490,7 +478,7 @@ $__bbc
     // (Under \`set -T\` a user's DEBUG trap also fires in the command
     // substitutions that read the traps: what it printed before \`trap --\`
     // is not part of the trap.)
-    `__bbn(){ builtin local __bbt __bbL;__bbL=$1;__bbt=$(builtin trap -p INT);[[ $__bbt == "trap -- "* || $__bbt != *"trap -- "* ]]||__bbt="trap -- \${__bbt#*"trap -- "}";[[ $__bbL == "trap -- "* || $__bbL != *"trap -- "* ]]||__bbL="trap -- \${__bbL#*"trap -- "}";__bbt=\${__bbt% INT};__bbt=\${__bbt% SIGINT};case $__bbt in "trap -- '__bbi'");;""|"trap -- -")__bbJ=;builtin trap __bbi INT;;*)__bbJ=$__bbt;builtin trap __bbi INT;;esac;case $__bbL in "trap -- '__bbg' DEBUG");;""|"trap -- - DEBUG")__bbM=;;*)__bbM=$__bbL;builtin trap __bbg DEBUG;;esac;__bbt=$(builtin trap -p CHLD);if [[ -z $__bbt || $__bbt == *'__bbl=$_'* ]];then __bbHU=;else __bbHU=1 __bbHC=;fi; }`,
+    `__bbn(){ builtin local __bbt __bbL;__bbL=$1;__bbt=$(builtin trap -p INT);[[ $__bbt == "trap -- "* || $__bbt != *"trap -- "* ]]||__bbt="trap -- \${__bbt#*"trap -- "}";[[ $__bbL == "trap -- "* || $__bbL != *"trap -- "* ]]||__bbL="trap -- \${__bbL#*"trap -- "}";__bbt=\${__bbt% INT};__bbt=\${__bbt% SIGINT};case $__bbt in "trap -- '__bbi'");;""|"trap -- -")__bbJ=;builtin trap __bbi INT;;*)__bbJ=$__bbt;builtin trap __bbi INT;;esac;case $__bbL in "trap -- '__bbg' DEBUG");;""|"trap -- - DEBUG")__bbM=;;*)__bbM=$__bbL;builtin trap __bbg DEBUG;;esac; }`,
     // A user's DEBUG trap runs through a filter that skips the framing's own
     // commands, so it sees the user's commands only (also inside the
     // framing's functions and command substitutions, where \`set -T\` or
@@ -498,34 +486,6 @@ $__bbc
     `__bbg(){ [[ $BASH_COMMAND != *__bb* && $BASH_COMMAND != _+* && $BASH_COMMAND != "builtin trap "* && \${FUNCNAME[1]-} != __bb* && \${FUNCNAME[1]-} != _+* ]]||builtin return 0;builtin local __bbH;__bbH="\${__bbM#trap -- }";__bbH=\${__bbH% DEBUG};builtin eval "__bbH=$__bbH";builtin eval "$__bbH"; }`,
     `__bbj(){ builtin local __bbH;__bbH="\${__bbJ#trap -- }";builtin eval "__bbH=$__bbH";builtin eval "$__bbH"; }`,
     "trap __bbi INT",
-    // A prompt drops a foreground job from the job table as soon as it has
-    // been waited for (bash does so while it is interactive); a shell
-    // reading a script keeps it until a \`jobs\` lists it, so that within
-    // one command line \`ls; sleep 30 & kill %1\` would aim at the finished
-    // \`ls\`. A command that may read the job table (see READS_JOBS) runs
-    // with this CHLD trap: as each child ends, while the command has started
-    // no background job (\`$!\` as it was, kept in __bbLB), it marks the
-    // finished jobs seen (\`jobs -n\`, its notices thrown away), and bash
-    // drops them, as a prompt does when a foreground job ends. Once the
-    // command has started a background job, nothing is marked: a prompt
-    // would keep that job's status for a \`jobs\` or \`wait -n\` until the
-    // next foreground job ends, and the trap cannot tell which child ended
-    // (the foreground jobs after it keep their numbers, above the
-    // background job's, until the command ends). A job that ended between
-    // two commands (no trap then: as at a prompt, while the next line is
-    // typed) is listed once, as Done, by a \`jobs\` before any foreground
-    // wait. \`$_\` is kept; stderr is closed, so xtrace does not show it; no
-    // function is called (a user's FUNCNEST could refuse it). Not set while
-    // the user has a CHLD trap of their own (__bbHU, see __bbn) or a DEBUG
-    // trap (which would see its commands), nor in posix mode (where a
-    // trapped CHLD cuts \`wait\` short): finished jobs then leave the table
-    // when the command ends. A trap costs bash about 0.2 ms a child, hence
-    // only where it may matter.
-    `__bbCT=${
-      shellQuote(
-        '{ __bbl=$_;[[ ${!-} != "$__bbLB" ]]||builtin jobs -n >&-;builtin : "$__bbl";} 2>&-',
-      )
-    } __bbHC= __bbHU= __bbLB=`,
     "PS1= PS2= PS0= PROMPT_COMMAND= HISTFILE=",
     "history -c",
     "unset MAILCHECK",
@@ -533,7 +493,7 @@ $__bbc
     `__bbT=${shellQuote(`true||${nest.open}\n`)} __bbZ=${
       shellQuote(`\n${nest.close}`)
     } __bbS=$'\\n{ __bbe=$?;} 2>&-'`,
-    "BASH_ARGV0=bash __bbB=$BASH __bbY= __bbh= __bbq=0 __bbK= __bbc= __bbI= __bbG= __bbJ= __bbM= __bbe= __bbA= __bbV= __bbW= __bbX= __bbO=__bbN __bbP=1",
+    "BASH_ARGV0=bash __bbB=$BASH __bbY= __bbh= __bbq=0 __bbK= __bbc= __bbI= __bbG= __bbJ= __bbM= __bbe= __bbA= __bbV= __bbW= __bbX= __bbO=__bbN",
     `__bbRS=${shellQuote(restore)} __bbFW=${shellQuote(frameElsewhere)}`,
     `__bbU=${shellQuote(evalPlain)} __bbv=${shellQuote(evalPlain)} __bbu=${
       shellQuote(evalTraced)
@@ -684,14 +644,7 @@ export function callLines(command: string, id: string, mode: CallMode): string {
   const [runner, frame] = mode.xtrace
     ? [LINE.runTraced, `\n{ ${LINE.frame};} 2>&-`]
     : [LINE.run, LINE.frame];
-  // A command that may read the job table runs with the framing's CHLD
-  // trap, set on its line before it (where the user has no CHLD or DEBUG
-  // trap and posix mode is off) and taken away by the frame; the status of
-  // the call before is handed on as the take step's is.
-  const withChld = READS_JOBS.test(command) && !MENTIONS_POSIX.test(command)
-    ? `{ [[ -n $__bbHU$__bbM || $SHELLOPTS == *posix* ]]||{ __bbLB=\${!-};builtin trap -- "$__bbCT" CHLD;__bbHC=1; };__bbs "$__bbq";} 2>&-${handOn};`
-    : "";
-  return `${take}\n${data}${withChld}${runner}${unshadow}${rearm}\n${frame}\n${id}`;
+  return `${take}\n${data}${runner}${unshadow}${rearm}\n${frame}\n${id}`;
 }
 
 /**
