@@ -1,36 +1,69 @@
 /**
- * What the bench's steps share: interleaved timing and the floor.
+ * What the bench's steps share: interleaved timing, percentiles, the floor
+ * and the bare round trip through a shell's pipes it is built on.
  *
  * @module
  */
 
-import { pump, spawnGroup } from "../runtime/_runtime.ts";
+import { type GroupProcess, pump, spawnGroup } from "../runtime/_runtime.ts";
 
 const enc = new TextEncoder();
 
-/** The physical floor: write a fixed marker through a bash pipe and read it back. */
-export class Floor {
-  #proc = spawnGroup(["bash", "--noprofile", "--norc"], { stdin: true });
+/** The `p`th percentile of `values` (nearest rank). */
+export function pct(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+
+/**
+ * A bare host: writes to a process's stdin and resolves a round trip at
+ * the first `end` byte on its stdout that follows the write.
+ */
+export class PipeRoundTrip {
+  #proc: GroupProcess;
   #waiter: (() => void) | null = null;
   #pending = 0;
-  #pump = pump(this.#proc.stdout, (c) => {
-    for (let i = 0; i < c.length; i++) {
-      if (c[i] === 10 && --this.#pending === 0) this.#waiter?.();
-    }
-  });
-  #line = enc.encode("echo\n");
-  roundTrip(): Promise<void> {
+  #pump;
+
+  constructor(proc: GroupProcess, end: number) {
+    this.#proc = proc;
+    this.#pump = pump(proc.stdout, (c) => {
+      for (let i = 0; i < c.length; i++) {
+        if (c[i] === end && --this.#pending === 0) this.#waiter?.();
+      }
+    });
+  }
+
+  /** Writes `bytes` and resolves at the next `end` byte. */
+  roundTrip(bytes: Uint8Array): Promise<void> {
     return new Promise((resolve) => {
       this.#pending = 1;
       this.#waiter = resolve;
-      this.#proc.write(this.#line);
+      this.#proc.write(bytes);
     });
   }
+
+  /** Kills the process group and waits for it. */
   async close(): Promise<void> {
     await this.#proc.killGroup("SIGKILL");
     await this.#proc.status;
     await this.#pump.stop();
     await this.#proc.closeStdin();
+  }
+}
+
+/** The physical floor: write a fixed marker through a bash pipe and read it back. */
+export class Floor {
+  #pipe = new PipeRoundTrip(
+    spawnGroup(["bash", "--noprofile", "--norc"], { stdin: true }),
+    10,
+  );
+  #line = enc.encode("echo\n");
+  roundTrip(): Promise<void> {
+    return this.#pipe.roundTrip(this.#line);
+  }
+  close(): Promise<void> {
+    return this.#pipe.close();
   }
 }
 

@@ -22,7 +22,7 @@ import { containmentSandbox, sandboxUnavailable } from "../core/containment.ts";
 import { bwrapArgv, type Sandbox, sandboxLauncher } from "../core/sandbox.ts";
 import { Policy } from "../policy/mod.ts";
 import { pump, RUNTIME, spawnGroup } from "../runtime/_runtime.ts";
-import { timeInterleaved } from "./_interleave.ts";
+import { pct, timeInterleaved } from "./_interleave.ts";
 
 /** One measurement, in the shape of the suite's rows. */
 export interface ContainmentRow {
@@ -70,11 +70,6 @@ export interface ContainmentBenchResult {
   targets: ContainmentTarget[];
   /** Why nothing was measured (no bubblewrap), or null. */
   unavailable: string | null;
-}
-
-function pct(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
 
 /** Spawns `argv`, drains its output, and waits for its exit (which must be 0). */

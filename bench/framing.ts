@@ -31,17 +31,11 @@
 import process from "node:process";
 import { BashSession } from "../mod.ts";
 import { callLines, initFrame, initScript } from "../core/_protocol.ts";
-import {
-  type GroupProcess,
-  openStdinFifo,
-  type Pump,
-  pump,
-  RUNTIME,
-  spawnGroup,
-} from "../runtime/_runtime.ts";
-import { Floor, timeInterleaved } from "./_interleave.ts";
+import { openStdinFifo, RUNTIME, spawnGroup } from "../runtime/_runtime.ts";
+import { Floor, pct, PipeRoundTrip, timeInterleaved } from "./_interleave.ts";
 
 const enc = new TextEncoder();
+const ID_ZERO = "0".repeat(11);
 
 /** One rung's p50 and p99 in microseconds. */
 export interface FramingRow {
@@ -57,94 +51,75 @@ export interface FramingRow {
   ratioToFloor: number;
 }
 
+/** A rung: its init script and the lines of one call, given the call's id. */
+type Rung = [name: string, init: string, line: (id: string) => string];
+
 /**
  * Starts the prompt-like shell the way the session does (interactive,
  * reading its script from the host's pipe by path; through a relay where
- * stdin is a socket) and counts frames: each ends in a NUL.
+ * stdin is a socket), runs the rung's init (it ends in a frame) and returns
+ * a round trip of one call: each frame ends in a NUL.
  */
-class BareHost {
-  #proc: GroupProcess;
-  #waiter: (() => void) | null = null;
-  #pump: Pump;
-  #line: (id: string) => string;
-  #id = 0;
-
-  constructor(
-    proc: GroupProcess,
-    init: string,
-    line: (id: string) => string,
-  ) {
-    this.#proc = proc;
-    this.#line = line;
-    this.#pump = pump(proc.stdout, (c) => {
-      for (let i = 0; i < c.length; i++) if (c[i] === 0) this.#waiter?.();
-    });
-    proc.write(enc.encode(init));
-  }
-
-  static async start(
-    init: string,
-    line: (id: string) => string,
-  ): Promise<BareHost> {
-    const launch =
-      'exec 3>&2 2>/dev/null;cd /dev/fd||exit 96;if [ -p 0 ];then exec "$0" --noprofile --norc --noediting -i 0;fi;exec "$0" --noprofile --norc --noediting -i 0 0< <(exec cat)';
-    const fifo = await openStdinFifo();
-    const proc = spawnGroup(["bash", "-c", launch, "bash"], {
+async function startRung(
+  init: string,
+  line: (id: string) => string,
+): Promise<{ roundTrip(): Promise<void>; close(): Promise<void> }> {
+  const launch =
+    'exec 3>&2 2>/dev/null;cd /dev/fd||exit 96;if [ -p 0 ];then exec "$0" --noprofile --norc --noediting -i 0;fi;exec "$0" --noprofile --norc --noediting -i 0 0< <(exec cat)';
+  const pipe = new PipeRoundTrip(
+    spawnGroup(["bash", "-c", launch, "bash"], {
       stdin: true,
-      fifo,
-    });
-    const host = new BareHost(proc, init, line);
-    await host.roundTrip(); // the init's own frame
-    return host;
-  }
-
-  roundTrip(): Promise<void> {
-    return new Promise((resolve) => {
-      this.#waiter = resolve;
-      // A fresh id a call, of the session's length (11).
-      const id = String(this.#id++).padStart(11, "0");
-      this.#proc.write(enc.encode(this.#line(id)));
-    });
-  }
-
-  async close(): Promise<void> {
-    await this.#proc.killGroup("SIGKILL");
-    await this.#proc.status;
-    await this.#pump.stop();
-    await this.#proc.closeStdin();
-  }
+      fifo: await openStdinFifo(),
+    }),
+    0,
+  );
+  await pipe.roundTrip(enc.encode(init));
+  let calls = 0;
+  return {
+    // A fresh id a call, of the session's length (11).
+    roundTrip: () =>
+      pipe.roundTrip(enc.encode(line(String(calls++).padStart(11, "0")))),
+    close: () => pipe.close(),
+  };
 }
 
-/** The rungs below bashbox's own framing: init script and call lines. */
-function rungs(command: string): [string, string, (id: string) => string][] {
+/** The rungs up to bashbox's own framing: init script and call lines. */
+function rungs(command: string): Rung[] {
   const n = command.length;
   const start =
     "set +o history +H +m;unset MAILCHECK;shopt -s expand_aliases\nexec 19>&1 0</dev/null;q=0\n";
-  const frameOf = (id: string) => `builtin printf '%s\\0' ${id}`;
+  const trailer = `'%s\\036%s %s\\0'`;
   const take =
     'T(){ builtin read -r -N "$1" -u 254 c;builtin alias "C=$c";builtin return $q; }\n';
-  const frame =
-    `F(){ q=$?;builtin read -r -N 11 -u 254 h;builtin printf '%s\\036%s %s\\0' "$h" "$q" "$PWD"; }\n`;
-  const framed = `${start}${take}${frame}F\n${"0".repeat(11)}`;
+  // The frame after the command, the call's id read as data, with `first`
+  // run before it.
+  const frame = (first: string) =>
+    `F(){ q=$?;${first}builtin read -r -N 11 -u 254 h;builtin printf ${trailer} "$h" "$q" "$PWD"; }\n`;
+  const threeLines = (aliases: string, first: string, frameLine: string) =>
+    `${aliases}${start}${take}${frame(first)}${frameLine}\n${ID_ZERO}`;
   return [
     [
       "prompt, one line",
-      `${start}P(){ builtin printf '%s\\036%s %s\\0' "$2" "$1" "$PWD"; }\n${
-        frameOf("0")
-      }\n`,
+      `${start}P(){ builtin printf ${trailer} "$2" "$1" "$PWD"; }\nP 0 0\n`,
       (id) => `${command};P $? ${id}\n`,
     ],
-    ["+ command as data", framed, (id) => `T ${n}\n${command}C\nF\n${id}`],
+    [
+      "+ command as data",
+      threeLines("", "", "F"),
+      (id) => `T ${n}\n${command}C\nF\n${id}`,
+    ],
     [
       "+ descriptors hidden",
-      `alias R='C 19>&-'\n${framed}`,
+      threeLines("alias R='C 19>&-'\n", "", "F"),
       (id) => `T ${n}\n${command}R\nF\n${id}`,
     ],
     [
       "+ jobs, untraced frame",
-      `alias R='C 19>&-' G='{ F;} 2>&-'\n${start}${take}F(){ q=$?;builtin jobs -n >&-;builtin read -r -N 11 -u 254 h;builtin printf '%s\\036%s %s\\0' "$h" "$q" "$PWD"; }\nG\n${
-        "0".repeat(11)
-      }`,
+      threeLines(
+        "alias R='C 19>&-' G='{ F;} 2>&-'\n",
+        "builtin jobs -n >&-;",
+        "G",
+      ),
       (id) => `T ${n}\n${command}R\nG\n${id}`,
     ],
     [
@@ -156,15 +131,10 @@ function rungs(command: string): [string, string, (id: string) => string][] {
           remoteSetup: [],
           transport: false,
         })
-      }${initFrame("0".repeat(11))}`,
+      }${initFrame(ID_ZERO)}`,
       (id) => callLines(command, id, { xtrace: false, status: 0 }),
     ],
   ];
-}
-
-function pct(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
 
 /** Options for {@linkcode framingLadder}. */
@@ -189,15 +159,23 @@ export async function framingLadder(
 ): Promise<FramingRow[]> {
   const n = options.n ?? 2000;
   const command = options.command ?? "echo hi";
+  // deno-lint-ignore no-control-regex
+  if (!/^[\x00-\x7f]*$/.test(command)) {
+    throw new TypeError(
+      `Expected an ASCII command (the rungs read it by its length), got ${
+        JSON.stringify(command)
+      }`,
+    );
+  }
   const floor = new Floor();
-  const hosts: BareHost[] = [];
+  const hosts: { close(): Promise<void> }[] = [];
   const session = new BashSession();
   try {
     const calls: Record<string, () => Promise<unknown>> = {
       floor: () => floor.roundTrip(),
     };
     for (const [name, init, line] of rungs(command)) {
-      const host = await BareHost.start(init, line);
+      const host = await startRung(init, line);
       hosts.push(host);
       calls[name] = () => host.roundTrip();
     }

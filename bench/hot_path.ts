@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { BashSession as SdkBashSession } from "@anthropic-ai/sdk/tools/agent-toolset/node";
 import { BashSession } from "../mod.ts";
 import { RUNTIME } from "../runtime/_runtime.ts";
-import { Floor, timeInterleaved } from "./_interleave.ts";
+import { Floor, pct, timeInterleaved } from "./_interleave.ts";
 
 /** One set-up's p50 and p99, in microseconds, with ratios. */
 export interface HotPathRow {
@@ -72,11 +72,6 @@ export function hotPathSetups(dir: string): Record<string, string> {
     "all of them":
       `set -euo pipefail; trap 'echo e' ERR; trap 'echo x' EXIT; shopt -s extglob nullglob; source ${file}; ${many}`,
   };
-}
-
-function pct(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
 
 /**

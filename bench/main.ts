@@ -39,7 +39,7 @@ import { containmentBench } from "./containment.ts";
 import { egressBench } from "./egress.ts";
 import { hotPath } from "./hot_path.ts";
 import { framingLadder } from "./framing.ts";
-import { Floor, timeInterleaved } from "./_interleave.ts";
+import { Floor, pct, timeInterleaved } from "./_interleave.ts";
 import { journalReplay, journalRoundTrip } from "./journal.ts";
 import { pump, RUNTIME, spawnGroup } from "../runtime/_runtime.ts";
 
@@ -72,11 +72,6 @@ const targets: string[] = [];
 
 function log(text: string): void {
   if (!JSON_OUT) console.log(text);
-}
-
-function pct(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
 
 function rss(): number {
@@ -1038,11 +1033,7 @@ async function framingRows(): Promise<void> {
   for (const r of ladder) {
     rows.push({
       name: `framing ladder: ${r.name}`,
-      impl: r.name === "floor"
-        ? "floor"
-        : r.name === "bashbox"
-        ? "bashbox"
-        : "rung",
+      impl: ["floor", "bashbox"].includes(r.name) ? r.name : "rung",
       runtime,
       unit: "µs",
       p50: r.p50,
